@@ -1,0 +1,310 @@
+//! Parses `#[odm(...)]` and the `#[serde(...)]` keys that change BSON names.
+
+use proc_macro2::Span;
+use syn::meta::ParseNestedMeta;
+use syn::{Ident, LitBool, LitStr, Token};
+
+use crate::case::RenameRule;
+use crate::ctxt::Ctxt;
+use crate::symbol::*;
+
+/// One attribute value, remembering where it was written; a second one is
+/// an error.
+pub struct Attr<'c, T> {
+    cx: &'c Ctxt,
+    name: Symbol,
+    value: Option<(Span, T)>,
+}
+
+impl<'c, T> Attr<'c, T> {
+    fn none(cx: &'c Ctxt, name: Symbol) -> Self {
+        Attr {
+            cx,
+            name,
+            value: None,
+        }
+    }
+
+    fn set(&mut self, span: Span, value: T) {
+        if self.value.is_some() {
+            self.cx.syn_error(syn::Error::new(
+                span,
+                format!("duplicate odm attribute `{}`", self.name),
+            ));
+        } else {
+            self.value = Some((span, value));
+        }
+    }
+
+    fn get(self) -> Option<(Span, T)> {
+        self.value
+    }
+}
+
+/// `optimistic_concurrency` as written.
+pub enum ConcurrencyAttr {
+    All,
+    Include(Vec<Ident>),
+    Exclude(Vec<Ident>),
+}
+
+/// The container's `#[odm(...)]` and serde attributes.
+pub struct ContainerAttrs {
+    pub collection: Option<(Span, String)>,
+    pub version_key: Option<(Span, String)>,
+    pub versioning: Option<(Span, bool)>,
+    pub concurrency: Option<(Span, ConcurrencyAttr)>,
+    pub rename_all: Option<RenameRule>,
+}
+
+const CONTAINER_FORMS: &str = "`collection = \"name\"`, `version_key = \"name\"`, \
+`versioning = false`, `optimistic_concurrency`, \
+`optimistic_concurrency(include(field, ..))`, `optimistic_concurrency(exclude(field, ..))`";
+
+const FIELD_FORMS: &str = "`skip_versioning`";
+
+fn string_value(meta: &ParseNestedMeta, name: Symbol) -> syn::Result<LitStr> {
+    let form = || format!("expected `{name} = \"...\"`");
+    if !meta.input.peek(Token![=]) {
+        return Err(meta.error(form()));
+    }
+    meta.value()?
+        .parse::<LitStr>()
+        .map_err(|e| syn::Error::new(e.span(), form()))
+}
+
+fn no_value(meta: &ParseNestedMeta, name: Symbol) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
+        return Err(meta.error(format!("`{name}` takes no value: write `{name}`")));
+    }
+    Ok(())
+}
+
+impl ContainerAttrs {
+    pub fn parse(cx: &Ctxt, input: &syn::DeriveInput) -> Self {
+        let mut collection = Attr::none(cx, COLLECTION);
+        let mut version_key = Attr::none(cx, VERSION_KEY);
+        let mut versioning = Attr::none(cx, VERSIONING);
+        let mut concurrency = Attr::none(cx, OPTIMISTIC_CONCURRENCY);
+        let mut rename_all = None;
+
+        for attr in &input.attrs {
+            if attr.path() == ODM {
+                let result = attr.parse_nested_meta(|meta| {
+                    let span = meta.path.get_ident().map_or_else(Span::call_site, Ident::span);
+                    if meta.path == COLLECTION {
+                        let lit = string_value(&meta, COLLECTION)?;
+                        if lit.value().is_empty() || lit.value().contains('$') {
+                            cx.error_spanned_by(&lit, "a collection name must be non-empty and must not contain `$`");
+                        }
+                        collection.set(span, lit.value());
+                    } else if meta.path == VERSION_KEY {
+                        let lit = string_value(&meta, VERSION_KEY)?;
+                        let key = lit.value();
+                        if key.is_empty() || key.starts_with('$') || key.contains('.') || key == "_id" {
+                            cx.error_spanned_by(&lit, "a version key must be a plain field name: non-empty, no `.`, no leading `$`, not `_id`");
+                        }
+                        version_key.set(span, key);
+                    } else if meta.path == VERSIONING {
+                        let form = "expected `versioning = false`";
+                        if !meta.input.peek(Token![=]) {
+                            return Err(meta.error(form));
+                        }
+                        let lit: LitBool = meta
+                            .value()?
+                            .parse()
+                            .map_err(|e| syn::Error::new(e.span(), form))?;
+                        versioning.set(span, lit.value);
+                    } else if meta.path == OPTIMISTIC_CONCURRENCY {
+                        concurrency.set(span, parse_concurrency(&meta)?);
+                    } else {
+                        return Err(meta.error(format!(
+                            "unknown odm container attribute `{}`; expected one of {CONTAINER_FORMS}",
+                            path_text(&meta.path)
+                        )));
+                    }
+                    Ok(())
+                });
+                if let Err(e) = result {
+                    cx.syn_error(e);
+                }
+            } else if attr.path() == SERDE {
+                let result = attr.parse_nested_meta(|meta| {
+                    if meta.path == RENAME_ALL {
+                        match serialize_name(&meta)? {
+                            Some(lit) => rename_all = Some(RenameRule::from_lit(&lit)?),
+                            None => {}
+                        }
+                        Ok(())
+                    } else {
+                        skip_serde_value(&meta)
+                    }
+                });
+                if let Err(e) = result {
+                    cx.syn_error(e);
+                }
+            }
+        }
+
+        ContainerAttrs {
+            collection: collection.get(),
+            version_key: version_key.get(),
+            versioning: versioning.get(),
+            concurrency: concurrency.get(),
+            rename_all,
+        }
+    }
+}
+
+/// `optimistic_concurrency`, `(include(a, b))` or `(exclude(a, b))`.
+fn parse_concurrency(meta: &ParseNestedMeta) -> syn::Result<ConcurrencyAttr> {
+    if meta.input.peek(Token![=]) {
+        return Err(meta.error(
+            "expected `optimistic_concurrency`, `optimistic_concurrency(include(field, ..))` \
+             or `optimistic_concurrency(exclude(field, ..))`",
+        ));
+    }
+    if !meta.input.peek(syn::token::Paren) {
+        return Ok(ConcurrencyAttr::All);
+    }
+    let mut mode: Option<ConcurrencyAttr> = None;
+    meta.parse_nested_meta(|inner| {
+        let is_include = inner.path == INCLUDE;
+        if !is_include && inner.path != EXCLUDE {
+            return Err(inner.error(format!(
+                "unknown optimistic_concurrency option `{}`; expected `include(field, ..)` or `exclude(field, ..)`",
+                path_text(&inner.path)
+            )));
+        }
+        if mode.is_some() {
+            return Err(inner.error(
+                "optimistic_concurrency takes one list: `include(..)` or `exclude(..)`, not both",
+            ));
+        }
+        let mut fields = Vec::new();
+        if !inner.input.peek(syn::token::Paren) {
+            return Err(inner.error("expected a list of fields, e.g. `include(status, avatar)`"));
+        }
+        inner.parse_nested_meta(|field| {
+            match field.path.get_ident() {
+                Some(ident) if field.input.is_empty() || field.input.peek(Token![,]) => {
+                    fields.push(ident.clone())
+                }
+                _ => return Err(field.error("expected a field name")),
+            }
+            Ok(())
+        })?;
+        if fields.is_empty() {
+            return Err(inner.error("the list names no field"));
+        }
+        mode = Some(if is_include {
+            ConcurrencyAttr::Include(fields)
+        } else {
+            ConcurrencyAttr::Exclude(fields)
+        });
+        Ok(())
+    })?;
+    mode.ok_or_else(|| meta.error("expected `include(field, ..)` or `exclude(field, ..)` inside the parentheses"))
+}
+
+/// A field's `#[odm(...)]` and serde attributes.
+pub struct FieldAttrs {
+    pub skip_versioning: Option<Span>,
+    pub rename: Option<String>,
+    pub serde_skipped: bool,
+    pub flatten: bool,
+}
+
+impl FieldAttrs {
+    pub fn parse(cx: &Ctxt, field: &syn::Field) -> Self {
+        let mut skip_versioning = Attr::none(cx, SKIP_VERSIONING);
+        let mut rename = None;
+        let mut serde_skipped = false;
+        let mut flatten = false;
+        for attr in &field.attrs {
+            if attr.path() == ODM {
+                let result = attr.parse_nested_meta(|meta| {
+                    let span = meta.path.get_ident().map_or_else(Span::call_site, Ident::span);
+                    if meta.path == SKIP_VERSIONING {
+                        no_value(&meta, SKIP_VERSIONING)?;
+                        skip_versioning.set(span, ());
+                    } else {
+                        return Err(meta.error(format!(
+                            "unknown odm field attribute `{}`; expected {FIELD_FORMS}",
+                            path_text(&meta.path)
+                        )));
+                    }
+                    Ok(())
+                });
+                if let Err(e) = result {
+                    cx.syn_error(e);
+                }
+            } else if attr.path() == SERDE {
+                let result = attr.parse_nested_meta(|meta| {
+                    if meta.path == RENAME {
+                        if let Some(lit) = serialize_name(&meta)? {
+                            rename = Some(lit.value());
+                        }
+                        Ok(())
+                    } else if meta.path == SKIP || meta.path == SKIP_SERIALIZING {
+                        serde_skipped = true;
+                        skip_serde_value(&meta)
+                    } else if meta.path == FLATTEN {
+                        flatten = true;
+                        skip_serde_value(&meta)
+                    } else {
+                        skip_serde_value(&meta)
+                    }
+                });
+                if let Err(e) = result {
+                    cx.syn_error(e);
+                }
+            }
+        }
+        FieldAttrs {
+            skip_versioning: skip_versioning.get().map(|(span, ())| span),
+            rename,
+            serde_skipped,
+            flatten,
+        }
+    }
+}
+
+/// The serialized name of serde's `rename = ".."` or `rename(serialize = "..")`.
+fn serialize_name(meta: &ParseNestedMeta) -> syn::Result<Option<LitStr>> {
+    if meta.input.peek(Token![=]) {
+        return meta.value()?.parse().map(Some);
+    }
+    let mut name = None;
+    if meta.input.peek(syn::token::Paren) {
+        meta.parse_nested_meta(|inner| {
+            if inner.path == SERIALIZE {
+                name = Some(inner.value()?.parse()?);
+                Ok(())
+            } else {
+                skip_serde_value(&inner)
+            }
+        })?;
+    }
+    Ok(name)
+}
+
+/// Consumes the value of a serde key odm does not read.
+fn skip_serde_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        meta.value()?.parse::<syn::Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let content;
+        syn::parenthesized!(content in meta.input);
+        content.parse::<proc_macro2::TokenStream>()?;
+    }
+    Ok(())
+}
+
+fn path_text(path: &syn::Path) -> String {
+    path.segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::")
+}

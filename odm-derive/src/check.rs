@@ -1,0 +1,150 @@
+//! Rules across attributes, one function each. Every rule records its
+//! error and lets the others run, so one compile reports every mistake.
+
+use syn::{GenericArgument, PathArguments, Type};
+
+use crate::ast::Container;
+use crate::attr::ConcurrencyAttr;
+use crate::ctxt::Ctxt;
+
+pub fn check(cx: &Ctxt, cont: &Container) {
+    check_id(cx, cont);
+    check_versioning_off(cx, cont);
+    check_concurrency_fields(cx, cont);
+    check_skip_versioning(cx, cont);
+    check_version_key_free(cx, cont);
+}
+
+/// A document needs a field stored as `_id`.
+fn check_id(cx: &Ctxt, cont: &Container) {
+    if !cont.stored_fields().any(|f| f.bson_name == "_id") {
+        cx.error_spanned_by(
+            cont.ident,
+            format!(
+                "`{}` has no `_id` field: mark the id field with `#[serde(rename = \"_id\")]`",
+                cont.ident
+            ),
+        );
+    }
+}
+
+/// `versioning = false` leaves nothing for `optimistic_concurrency`,
+/// `version_key` or `skip_versioning` to work on.
+fn check_versioning_off(cx: &Ctxt, cont: &Container) {
+    let Some((_, false)) = cont.attrs.versioning else {
+        return;
+    };
+    if let Some((span, _)) = &cont.attrs.concurrency {
+        cx.syn_error(syn::Error::new(
+            *span,
+            "`optimistic_concurrency` needs the version key, but `versioning = false` removes it; \
+             remove one of the two",
+        ));
+    }
+    if let Some((span, _)) = &cont.attrs.version_key {
+        cx.syn_error(syn::Error::new(
+            *span,
+            "`version_key` has no effect with `versioning = false`; remove one of the two",
+        ));
+    }
+    for field in &cont.fields {
+        if let Some(span) = field.attrs.skip_versioning {
+            cx.syn_error(syn::Error::new(
+                span,
+                "`skip_versioning` has no effect with `versioning = false`; remove it",
+            ));
+        }
+    }
+}
+
+/// `include(..)` / `exclude(..)` name fields of the struct.
+fn check_concurrency_fields(cx: &Ctxt, cont: &Container) {
+    let (which, idents) = match &cont.attrs.concurrency {
+        Some((_, ConcurrencyAttr::Include(idents))) => ("include", idents),
+        Some((_, ConcurrencyAttr::Exclude(idents))) => ("exclude", idents),
+        _ => return,
+    };
+    for ident in idents {
+        if cont.field_named(ident).is_none() {
+            let names: Vec<String> = cont.fields.iter().map(|f| f.ident.to_string()).collect();
+            cx.error_spanned_by(
+                ident,
+                format!(
+                    "unknown field `{ident}` in `optimistic_concurrency({which}(..))`; the fields of `{}` are: {}",
+                    cont.ident,
+                    names.join(", ")
+                ),
+            );
+        }
+    }
+    for (i, ident) in idents.iter().enumerate() {
+        if idents[..i].contains(ident) {
+            cx.error_spanned_by(ident, format!("field `{ident}` is listed twice"));
+        }
+    }
+}
+
+/// `skip_versioning` only means something for arrays.
+fn check_skip_versioning(cx: &Ctxt, cont: &Container) {
+    for field in &cont.fields {
+        if let Some(span) = field.attrs.skip_versioning {
+            if !is_array(field.ty) {
+                cx.syn_error(syn::Error::new(
+                    span,
+                    format!(
+                        "`skip_versioning` applies to array fields only (`Vec<T>`, `[T; N]`, sets, or an `Option` of one); `{}` is not an array",
+                        field.ident
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+/// No field may be stored under the version key's name.
+fn check_version_key_free(cx: &Ctxt, cont: &Container) {
+    let Some(key) = cont.version_key() else {
+        return;
+    };
+    for field in cont.stored_fields() {
+        if field.bson_name == key {
+            cx.error_spanned_by(
+                field.original,
+                format!(
+                    "field `{}` is stored as `{key}`, the version key; the version is kept by odm \
+                     (`Doc::version()`): remove the field or set `#[odm(version_key = \"...\")]`",
+                    field.ident
+                ),
+            );
+        }
+    }
+}
+
+/// `Vec<T>`, `VecDeque<T>`, sets, `[T; N]`, `&[T]`, or an `Option` of one.
+fn is_array(ty: &Type) -> bool {
+    match ty {
+        Type::Array(_) | Type::Slice(_) => true,
+        Type::Reference(r) => is_array(&r.elem),
+        Type::Paren(p) => is_array(&p.elem),
+        Type::Group(g) => is_array(&g.elem),
+        Type::Path(p) => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            let name = last.ident.to_string();
+            match name.as_str() {
+                "Vec" | "VecDeque" | "LinkedList" | "HashSet" | "BTreeSet" | "BinaryHeap"
+                | "SmallVec" | "ArrayVec" => true,
+                "Option" | "Box" => match &last.arguments {
+                    PathArguments::AngleBracketed(args) => args.args.iter().any(|a| match a {
+                        GenericArgument::Type(inner) => is_array(inner),
+                        _ => false,
+                    }),
+                    _ => false,
+                },
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,53 @@
+//! Code generation: the `Document` impl, holding data and a little glue.
+
+mod meta;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::DeriveInput;
+
+use crate::ast::Container;
+use crate::check;
+use crate::ctxt::Ctxt;
+
+pub fn derive_document(input: &DeriveInput) -> TokenStream {
+    let cx = Ctxt::new();
+    let container = Container::from_ast(&cx, input);
+    if let Some(container) = &container {
+        check::check(&cx, container);
+    }
+    match (cx.check(), container) {
+        (Ok(()), Some(container)) => wrap(meta::impl_document(&container)),
+        (Err(errors), _) => errors_with_stub(input, errors),
+        (Ok(()), None) => unreachable!("a missing container always records an error"),
+    }
+}
+
+fn wrap(body: TokenStream) -> TokenStream {
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, unused_attributes, unused_qualifications, clippy::all)]
+        const _: () = {
+            #body
+        };
+    }
+}
+
+/// The errors, plus an impl whose body never runs, so uses of the type as
+/// a `Document` raise no follow-on errors.
+fn errors_with_stub(input: &DeriveInput, errors: Vec<syn::Error>) -> TokenStream {
+    let compile_errors = errors.iter().map(syn::Error::to_compile_error);
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let stub = wrap(quote! {
+        impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {
+            fn __odm_meta() -> &'static ::odm::__private::Meta {
+                ::core::unreachable!()
+            }
+        }
+    });
+    quote! {
+        #(#compile_errors)*
+        #stub
+    }
+}

@@ -1,0 +1,60 @@
+//! Attribute names, in one place.
+
+use std::fmt;
+
+use syn::{Ident, Path};
+
+#[derive(Copy, Clone)]
+pub struct Symbol(pub &'static str);
+
+pub const ODM: Symbol = Symbol("odm");
+pub const SERDE: Symbol = Symbol("serde");
+
+// Container attributes.
+pub const COLLECTION: Symbol = Symbol("collection");
+pub const VERSION_KEY: Symbol = Symbol("version_key");
+pub const VERSIONING: Symbol = Symbol("versioning");
+pub const OPTIMISTIC_CONCURRENCY: Symbol = Symbol("optimistic_concurrency");
+pub const INCLUDE: Symbol = Symbol("include");
+pub const EXCLUDE: Symbol = Symbol("exclude");
+
+// Field attributes.
+pub const SKIP_VERSIONING: Symbol = Symbol("skip_versioning");
+
+// serde attributes that change BSON names.
+pub const RENAME: Symbol = Symbol("rename");
+pub const RENAME_ALL: Symbol = Symbol("rename_all");
+pub const SERIALIZE: Symbol = Symbol("serialize");
+pub const SKIP: Symbol = Symbol("skip");
+pub const SKIP_SERIALIZING: Symbol = Symbol("skip_serializing");
+pub const FLATTEN: Symbol = Symbol("flatten");
+
+impl PartialEq<Symbol> for Ident {
+    fn eq(&self, word: &Symbol) -> bool {
+        self == word.0
+    }
+}
+
+impl PartialEq<Symbol> for &Ident {
+    fn eq(&self, word: &Symbol) -> bool {
+        *self == word.0
+    }
+}
+
+impl PartialEq<Symbol> for Path {
+    fn eq(&self, word: &Symbol) -> bool {
+        self.is_ident(word.0)
+    }
+}
+
+impl PartialEq<Symbol> for &Path {
+    fn eq(&self, word: &Symbol) -> bool {
+        self.is_ident(word.0)
+    }
+}
+
+impl fmt::Display for Symbol {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}

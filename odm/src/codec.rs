@@ -1,0 +1,97 @@
+//! Stored BSON to a tracked value and back.
+
+use mongodb::bson::raw::{RawBsonRef, RawDocument, RawDocumentBuf};
+use mongodb::bson::{Bson, Document as BsonDocument};
+use serde::Serialize;
+
+use crate::diff::raw_error;
+use crate::document::Document;
+use crate::error::{DeserializeError, Error};
+
+/// A value as loaded: the value, the snapshot its changes are measured
+/// against, and the stored version.
+pub(crate) struct Loaded<T> {
+    pub value: T,
+    pub snapshot: RawDocumentBuf,
+    pub version: Option<i64>,
+}
+
+/// Serializes a value to raw BSON.
+pub(crate) fn to_raw<T: Serialize>(value: &T) -> Result<RawDocumentBuf, Error> {
+    Ok(mongodb::bson::to_raw_document_buf(value)?)
+}
+
+/// Reads a version field written by odm, Mongoose or anyone else.
+pub(crate) fn read_version(raw: &RawDocument, key: Option<&str>) -> Option<i64> {
+    match raw.get(key?).ok()?? {
+        RawBsonRef::Int32(v) => Some(v.into()),
+        RawBsonRef::Int64(v) => Some(v),
+        RawBsonRef::Double(v) => Some(v as i64),
+        _ => None,
+    }
+}
+
+/// The `_id` of a stored or serialized document (`Null` when absent).
+pub(crate) fn read_id(raw: &RawDocument) -> Result<Bson, Error> {
+    match raw.get("_id").map_err(raw_error)? {
+        Some(id) => Bson::try_from(id).map_err(raw_error),
+        None => Ok(Bson::Null),
+    }
+}
+
+/// Decodes a stored document. The snapshot is the value serialized again,
+/// so fields the type does not know (the version key among them), numeric
+/// widths and `#[serde(default)]` fields missing from the store are never
+/// mistaken for changes.
+pub(crate) fn load<T: Document>(raw: &RawDocument, collection: &str) -> Result<Loaded<T>, Error> {
+    let value: T = match mongodb::bson::from_slice(raw.as_bytes()) {
+        Ok(value) => value,
+        Err(e) => return Err(deserialize_error::<T>(raw, collection, e.to_string())),
+    };
+    let snapshot = to_raw(&value)?;
+    let version = read_version(raw, T::__odm_meta().versioning.key);
+    Ok(Loaded {
+        value,
+        snapshot,
+        version,
+    })
+}
+
+/// The slow path, taken only on failure: decode again while tracking the
+/// path, so the error names the failing field.
+#[cold]
+fn deserialize_error<T: Document>(raw: &RawDocument, collection: &str, fast: String) -> Error {
+    let id = read_id(raw).unwrap_or(Bson::Null);
+    let (mut path, message) = match BsonDocument::try_from(raw) {
+        Ok(doc) => {
+            let de = mongodb::bson::Deserializer::new(Bson::Document(doc));
+            match serde_path_to_error::deserialize::<_, T>(de) {
+                Ok(_) => (String::new(), fast),
+                Err(e) => (e.path().to_string(), e.inner().to_string()),
+            }
+        }
+        Err(e) => (String::new(), e.to_string()),
+    };
+    if path == "." {
+        path.clear();
+    }
+    if let Some(field) = missing_field(&message) {
+        if path.is_empty() {
+            path = field.to_string();
+        } else {
+            path = format!("{path}.{field}");
+        }
+    }
+    Error::Deserialize(DeserializeError {
+        collection: collection.to_string(),
+        id,
+        path,
+        message,
+    })
+}
+
+/// The field serde names in "missing field `x`".
+fn missing_field(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("missing field `")?;
+    rest.split('`').next()
+}

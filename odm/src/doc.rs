@@ -1,0 +1,251 @@
+//! `Doc<T>`: a value with the snapshot it was loaded as, so a save sends
+//! only what changed.
+
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+
+use mongodb::bson::raw::RawDocumentBuf;
+use mongodb::bson::{doc, Bson, Document as BsonDocument};
+
+use crate::codec::{self, Loaded};
+use crate::diff::{self, Change};
+use crate::document::Document;
+use crate::error::{Error, NotFoundError, Result, VersionError};
+use crate::model::Model;
+use crate::versioning::{self, Effect};
+
+/// A tracked document.
+///
+/// It derefs to `T`: change the fields, then [`save`](Doc::save). The
+/// first save of a document made with [`Model::new_doc`] inserts it; later
+/// saves send one `updateOne` with only what changed (see
+/// [`changes`](Doc::changes)).
+pub struct Doc<T: Document> {
+    value: T,
+    /// The value as last loaded or saved, serialized; `None` until inserted.
+    snapshot: Option<RawDocumentBuf>,
+    version: Option<i64>,
+    increment: bool,
+    deleted: bool,
+    model: Model<T>,
+}
+
+/// What the next save would do, computed from the current value.
+pub(crate) struct Plan {
+    /// The current value, serialized: the next snapshot on success.
+    pub current: RawDocumentBuf,
+    pub changes: Vec<Change>,
+    pub effect: Effect,
+}
+
+impl<T: Document> Doc<T> {
+    pub(crate) fn new(model: Model<T>, value: T) -> Self {
+        Doc {
+            value,
+            snapshot: None,
+            version: None,
+            increment: false,
+            deleted: false,
+            model,
+        }
+    }
+
+    pub(crate) fn loaded(model: Model<T>, loaded: Loaded<T>) -> Self {
+        Doc {
+            value: loaded.value,
+            snapshot: Some(loaded.snapshot),
+            version: loaded.version,
+            increment: false,
+            deleted: false,
+            model,
+        }
+    }
+
+    /// The model this document belongs to.
+    pub fn model(&self) -> &Model<T> {
+        &self.model
+    }
+
+    /// `true` until the document has been inserted.
+    pub fn is_new(&self) -> bool {
+        self.snapshot.is_none()
+    }
+
+    /// The version as loaded or last saved; `None` for a new document, with
+    /// `versioning = false`, or for a stored document that has no version.
+    pub fn version(&self) -> Option<i64> {
+        self.version
+    }
+
+    /// Forces a version check and bump on the next save, even when nothing
+    /// else changed (Mongoose's `increment()`).
+    pub fn increment(&mut self) -> &mut Self {
+        self.increment = true;
+        self
+    }
+
+    /// The `_id` as stored (for a new document: as it will be inserted).
+    pub fn id(&self) -> Result<Bson> {
+        match &self.snapshot {
+            Some(snapshot) => codec::read_id(snapshot),
+            None => codec::read_id(&codec::to_raw(&self.value)?),
+        }
+    }
+
+    /// The `(filter, update)` the next save would send as an `updateOne`;
+    /// `None` when it would write nothing (also for a new document, whose
+    /// save is an insert).
+    ///
+    /// # Panics
+    /// When the value cannot be serialized to BSON (the save would return
+    /// that as [`Error::Serialize`]).
+    pub fn changes(&self) -> Option<(BsonDocument, BsonDocument)> {
+        let snapshot = self.snapshot.as_ref()?;
+        let plan = self.plan().expect("the document serializes to BSON");
+        if plan.changes.is_empty() && !plan.effect.bump {
+            return None;
+        }
+        let id = codec::read_id(snapshot).expect("the snapshot is valid BSON");
+        Some(self.request(&id, &plan))
+    }
+
+    /// The dotted BSON paths changed since the document was loaded or last
+    /// saved: the keys the next update writes (`tags` for a push to or pull
+    /// from `tags`, `comments.1.text` for an in-place change).
+    pub fn modified_paths(&self) -> Vec<String> {
+        match self.plan() {
+            Ok(plan) => versioning::modified_paths(&plan.changes),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// The value, untracked.
+    pub fn into_inner(self) -> T {
+        self.value
+    }
+
+    pub(crate) fn plan(&self) -> Result<Plan> {
+        let current = codec::to_raw(&self.value)?;
+        let changes = match &self.snapshot {
+            Some(snapshot) => diff::diff(snapshot, &current)?,
+            None => Vec::new(),
+        };
+        let rules = &T::__odm_meta().versioning;
+        let effect = versioning::effect(rules, &changes, self.increment);
+        Ok(Plan {
+            current,
+            changes,
+            effect,
+        })
+    }
+
+    pub(crate) fn request(&self, id: &Bson, plan: &Plan) -> (BsonDocument, BsonDocument) {
+        let key = T::__odm_meta().versioning.key;
+        (
+            versioning::filter(id, key, self.version, plan.effect),
+            versioning::update(&plan.changes, key, plan.effect),
+        )
+    }
+
+    /// The error for a save whose filter matched nothing.
+    pub(crate) fn no_match(&self, id: Bson, filter: BsonDocument, plan: &Plan) -> Error {
+        if plan.effect.any() {
+            Error::Version(VersionError {
+                id,
+                version: self.version.unwrap_or(0),
+                modified_paths: versioning::modified_paths(&plan.changes),
+            })
+        } else {
+            self.not_found(filter)
+        }
+    }
+
+    pub(crate) fn not_found(&self, filter: BsonDocument) -> Error {
+        Error::NotFound(NotFoundError {
+            collection: self.model.name().to_string(),
+            filter,
+        })
+    }
+
+    pub(crate) fn snapshot(&self) -> Option<&RawDocumentBuf> {
+        self.snapshot.as_ref()
+    }
+
+    pub(crate) fn is_deleted(&self) -> bool {
+        self.deleted
+    }
+
+    /// Moves the snapshot forward after a successful write.
+    pub(crate) fn commit(&mut self, plan: Plan, inserted: bool) {
+        let key = T::__odm_meta().versioning.key;
+        if inserted {
+            self.version = key.map(|_| 0);
+        } else if plan.effect.bump && key.is_some() {
+            self.version = Some(self.version.unwrap_or(0) + 1);
+        }
+        self.snapshot = Some(plan.current);
+        self.increment = false;
+    }
+
+    /// Re-reads the document, dropping local changes.
+    pub async fn reload(&mut self) -> Result<()> {
+        let Some(snapshot) = &self.snapshot else {
+            return Err(self.not_found(doc! {}));
+        };
+        let filter = doc! { "_id": codec::read_id(snapshot)? };
+        match self.model.find_raw(filter.clone(), None).await? {
+            Some(raw) => {
+                let loaded = codec::load::<T>(&raw, self.model.name())?;
+                self.value = loaded.value;
+                self.snapshot = Some(loaded.snapshot);
+                self.version = loaded.version;
+                self.increment = false;
+                Ok(())
+            }
+            None => Err(self.not_found(filter)),
+        }
+    }
+
+    /// Deletes the stored document. Afterwards a save returns
+    /// [`Error::NotFound`] without writing.
+    pub async fn delete(&mut self) -> Result<()> {
+        let Some(snapshot) = &self.snapshot else {
+            return Err(self.not_found(doc! {}));
+        };
+        let filter = doc! { "_id": codec::read_id(snapshot)? };
+        let result = self
+            .model
+            .collection()
+            .delete_one(filter.clone())
+            .await
+            .map_err(|e| crate::error::from_driver(e, self.model.name()))?;
+        if result.deleted_count == 0 {
+            return Err(self.not_found(filter));
+        }
+        self.deleted = true;
+        Ok(())
+    }
+}
+
+impl<T: Document> Deref for Doc<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<T: Document> DerefMut for Doc<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.value
+    }
+}
+
+impl<T: Document + fmt::Debug> fmt::Debug for Doc<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Doc")
+            .field("value", &self.value)
+            .field("version", &self.version)
+            .field("is_new", &self.is_new())
+            .finish()
+    }
+}

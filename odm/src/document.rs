@@ -1,0 +1,36 @@
+//! The trait `#[derive(Document)]` implements.
+
+use mongodb::Database;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::error::ValidationErrors;
+use crate::meta::Meta;
+use crate::model::Model;
+
+/// A struct stored as one MongoDB document. Derive it:
+/// `#[derive(Serialize, Deserialize, Document)]`.
+///
+/// Implementing it by hand is possible but not the intended use; the
+/// derive checks the attributes at compile time.
+pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static {
+    /// What the derive recorded: collection, version key, field names.
+    #[doc(hidden)]
+    fn __odm_meta() -> &'static Meta;
+
+    /// Runs every declared validator, collecting all failures.
+    #[doc(hidden)]
+    fn __odm_validate(&self, _errors: &mut ValidationErrors) {}
+
+    /// The handle to this model's collection in `db`.
+    fn model(db: &Database) -> Model<Self> {
+        Model::new(db)
+    }
+
+    /// Checks the value with every declared validator; nothing is sent.
+    fn validate(&self) -> Result<(), ValidationErrors> {
+        let mut errors = ValidationErrors::new();
+        self.__odm_validate(&mut errors);
+        errors.into_result()
+    }
+}

@@ -1,0 +1,351 @@
+//! The error type of every fallible `odm` operation.
+
+use std::fmt;
+
+use mongodb::bson::{Bson, Document as BsonDocument};
+
+/// `Result<T, odm::Error>`.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in `odm`.
+///
+/// Match on the variant to react to a race: [`Error::Version`] means another
+/// writer changed the document since it was loaded (reload and try again),
+/// [`Error::DuplicateKey`] means a unique index refused the write.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// A versioned save matched no document: the stored version moved on
+    /// since this copy was loaded (or the document is gone).
+    Version(VersionError),
+    /// An unversioned save, a reload or a delete matched no document.
+    NotFound(NotFoundError),
+    /// Validators failed; nothing was sent to the server.
+    Validation(ValidationErrors),
+    /// The server refused a write because of a unique index (code 11000).
+    DuplicateKey(DuplicateKeyError),
+    /// A stored document could not be deserialized into the model type.
+    Deserialize(DeserializeError),
+    /// The value could not be serialized to BSON.
+    Serialize(mongodb::bson::ser::Error),
+    /// Any other error from the MongoDB driver.
+    Driver(mongodb::error::Error),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Version(e) => e.fmt(f),
+            Error::NotFound(e) => e.fmt(f),
+            Error::Validation(e) => e.fmt(f),
+            Error::DuplicateKey(e) => e.fmt(f),
+            Error::Deserialize(e) => e.fmt(f),
+            Error::Serialize(e) => write!(f, "cannot serialize the document to BSON: {e}"),
+            Error::Driver(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Serialize(e) => Some(e),
+            Error::Driver(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<mongodb::bson::ser::Error> for Error {
+    fn from(e: mongodb::bson::ser::Error) -> Self {
+        Error::Serialize(e)
+    }
+}
+
+/// Text of an id as Mongoose prints it: the hex of an ObjectId, the bare
+/// text of a string, the number itself.
+pub(crate) fn id_text(id: &Bson) -> String {
+    match id {
+        Bson::ObjectId(oid) => oid.to_hex(),
+        Bson::String(s) => s.clone(),
+        Bson::Int32(n) => n.to_string(),
+        Bson::Int64(n) => n.to_string(),
+        Bson::Double(n) => n.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// A versioned save matched nothing.
+///
+/// Displays exactly as Mongoose's `VersionError`:
+/// `No matching document found for id "<id>" version <v> modifiedPaths "<a, b>"`.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct VersionError {
+    /// The `_id` of the document.
+    pub id: Bson,
+    /// The version the save expected to find.
+    pub version: i64,
+    /// The dotted BSON paths the save would have written.
+    pub modified_paths: Vec<String>,
+}
+
+impl fmt::Display for VersionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "No matching document found for id \"{}\" version {} modifiedPaths \"{}\"",
+            id_text(&self.id),
+            self.version,
+            self.modified_paths.join(", ")
+        )
+    }
+}
+
+/// A write, reload or delete found no document matching its filter.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct NotFoundError {
+    /// The collection that was searched.
+    pub collection: String,
+    /// The filter that matched nothing.
+    pub filter: BsonDocument,
+}
+
+impl fmt::Display for NotFoundError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "No document found for query \"{}\" on collection \"{}\"",
+            self.filter, self.collection
+        )
+    }
+}
+
+/// One failed validation: where, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidationError {
+    /// Dotted BSON path of the failing value (`""` for the whole document).
+    pub path: String,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl ValidationError {
+    /// A failure at `path` (a BSON path such as `avatar` or `comments.3.text`).
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ValidationError {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ValidationError {}
+
+/// Every validation failure of one write.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ValidationErrors {
+    errors: Vec<ValidationError>,
+}
+
+impl ValidationErrors {
+    /// No failures yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Adds one failure.
+    pub fn push(&mut self, error: ValidationError) {
+        self.errors.push(error);
+    }
+    /// The failures, in the order the validators ran.
+    pub fn errors(&self) -> &[ValidationError] {
+        &self.errors
+    }
+    /// The failing paths, in order.
+    pub fn paths(&self) -> Vec<&str> {
+        self.errors.iter().map(|e| e.path.as_str()).collect()
+    }
+    /// `true` when nothing failed.
+    pub fn is_empty(&self) -> bool {
+        self.errors.is_empty()
+    }
+    /// `Ok(())` when nothing failed, else `Err(self)`.
+    pub fn into_result(self) -> Result<(), ValidationErrors> {
+        if self.is_empty() {
+            Ok(())
+        } else {
+            Err(self)
+        }
+    }
+}
+
+impl From<ValidationError> for ValidationErrors {
+    fn from(e: ValidationError) -> Self {
+        ValidationErrors { errors: vec![e] }
+    }
+}
+
+impl fmt::Display for ValidationErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("validation failed: ")?;
+        for (i, e) in self.errors.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            e.fmt(f)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ValidationErrors {}
+
+/// A unique index refused a write (server error 11000).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct DuplicateKeyError {
+    /// The collection written to.
+    pub collection: String,
+    /// The index that refused the write, when the server names it.
+    pub index: Option<String>,
+    /// The duplicated key, when the server reports it (e.g. `{ email: "a@b.c" }`).
+    pub key: Option<String>,
+    /// The server's message.
+    pub message: String,
+}
+
+impl fmt::Display for DuplicateKeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "duplicate key in collection \"{}\"", self.collection)?;
+        if let Some(index) = &self.index {
+            write!(f, " on index \"{index}\"")?;
+        }
+        if let Some(key) = &self.key {
+            write!(f, ": {key}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A stored document does not deserialize into the model type.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct DeserializeError {
+    /// The collection it was read from.
+    pub collection: String,
+    /// Its `_id` (`Bson::Null` when it has none).
+    pub id: Bson,
+    /// The dotted path of the failing field (`""` when the whole document is at fault).
+    pub path: String,
+    /// What serde reported.
+    pub message: String,
+}
+
+impl fmt::Display for DeserializeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cannot load document \"{}\" from collection \"{}\": field \"{}\": {}",
+            id_text(&self.id),
+            self.collection,
+            self.path,
+            self.message
+        )
+    }
+}
+
+/// Turns a driver error into the typed error a user matches on.
+pub(crate) fn from_driver(e: mongodb::error::Error, collection: &str) -> Error {
+    use mongodb::error::{ErrorKind, WriteFailure};
+    let duplicate = match &*e.kind {
+        ErrorKind::Write(WriteFailure::WriteError(w)) if w.code == 11000 => Some(w.message.clone()),
+        ErrorKind::Command(c) if c.code == 11000 => Some(c.message.clone()),
+        ErrorKind::InsertMany(m) => m
+            .write_errors
+            .as_ref()
+            .and_then(|ws| ws.iter().find(|w| w.code == 11000))
+            .map(|w| w.message.clone()),
+        _ => None,
+    };
+    match duplicate {
+        Some(message) => Error::DuplicateKey(parse_duplicate(collection, message)),
+        None => Error::Driver(e),
+    }
+}
+
+/// Reads `index: NAME dup key: { ... }` out of the server's E11000 message.
+fn parse_duplicate(collection: &str, message: String) -> DuplicateKeyError {
+    let index = message.find("index: ").map(|at| {
+        let rest = &message[at + "index: ".len()..];
+        rest.split_whitespace().next().unwrap_or("").to_string()
+    });
+    let key = message
+        .find("dup key: ")
+        .map(|at| message[at + "dup key: ".len()..].trim().to_string());
+    DuplicateKeyError {
+        collection: collection.to_string(),
+        index: index.filter(|s| !s.is_empty()),
+        key: key.filter(|s| !s.is_empty()),
+        message,
+    }
+}
+
+impl From<mongodb::error::Error> for Error {
+    fn from(e: mongodb::error::Error) -> Self {
+        Error::Driver(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mongodb::bson::oid::ObjectId;
+
+    #[test]
+    fn version_error_displays_like_mongoose() {
+        let id = ObjectId::parse_str("64b7f0c2a1b2c3d4e5f60718").unwrap();
+        let e = VersionError {
+            id: Bson::ObjectId(id),
+            version: 3,
+            modified_paths: vec!["tags".into(), "comments.1.text".into()],
+        };
+        assert_eq!(
+            e.to_string(),
+            "No matching document found for id \"64b7f0c2a1b2c3d4e5f60718\" version 3 modifiedPaths \"tags, comments.1.text\""
+        );
+        let e = VersionError {
+            id: Bson::String("u1".into()),
+            version: 0,
+            modified_paths: vec![],
+        };
+        assert_eq!(
+            e.to_string(),
+            "No matching document found for id \"u1\" version 0 modifiedPaths \"\""
+        );
+    }
+
+    #[test]
+    fn duplicate_message_is_parsed() {
+        let d = parse_duplicate(
+            "users",
+            "E11000 duplicate key error collection: app.users index: email_1 dup key: { email: \"a@b.c\" }".into(),
+        );
+        assert_eq!(d.index.as_deref(), Some("email_1"));
+        assert_eq!(d.key.as_deref(), Some("{ email: \"a@b.c\" }"));
+        assert_eq!(
+            d.to_string(),
+            "duplicate key in collection \"users\" on index \"email_1\": { email: \"a@b.c\" }"
+        );
+    }
+}

@@ -1,0 +1,175 @@
+//! # odm: a change-tracking object-document mapper for MongoDB
+//!
+//! `odm` is to Rust what Mongoose is to Node.js, with the compiler catching
+//! misuse. Derive [`Document`] on a struct, load it as a tracked [`Doc`],
+//! change it, and [`save`](Doc::save) sends one `updateOne` with only what
+//! changed, guarded by Mongoose's version key rules.
+//!
+//! ## A model
+//!
+//! ```
+//! use odm::prelude::*;
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+//! #[odm(collection = "users", optimistic_concurrency)]
+//! pub struct User {
+//!     #[serde(rename = "_id")]
+//!     pub id: ObjectId,
+//!     pub email: String,
+//!     pub status: String,
+//!     pub avatar: Option<String>,
+//!     #[serde(default)]
+//!     pub tags: Vec<String>,
+//! }
+//! ```
+//!
+//! The field serialized as `_id` is the id. The version key (`__v` unless
+//! `version_key = "..."` says otherwise) is not a struct field: it lives in
+//! the stored document and on the [`Doc`] ([`Doc::version`]).
+//!
+//! ## What a save sends
+//!
+//! [`Doc::changes`] shows the `(filter, update)` the next save would send.
+//! Here a document is tracked from stored BSON without a server (in an
+//! application it comes from [`Model::find_by_id`] and friends):
+//!
+//! ```
+//! # use odm::prelude::*;
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+//! # #[odm(collection = "posts")]
+//! # pub struct Post {
+//! #     #[serde(rename = "_id")]
+//! #     pub id: i64,
+//! #     pub title: String,
+//! #     pub tags: Vec<String>,
+//! # }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> odm::Result<()> {
+//! # let client = mongodb::Client::with_uri_str("mongodb://127.0.0.1:9/").await?;
+//! let posts: Model<Post> = Post::model(&client.database("app"));
+//! let stored = rawdoc! { "_id": 7_i64, "title": "Hello", "tags": ["a"], "__v": 3 };
+//! let mut post = posts.hydrate(&stored)?;
+//! assert_eq!(post.version(), Some(3));
+//!
+//! // A scalar change is a plain $set: no version check.
+//! post.title = "Hello, world".into();
+//! assert_eq!(
+//!     post.changes(),
+//!     Some((doc! { "_id": 7_i64 }, doc! { "$set": { "title": "Hello, world" } }))
+//! );
+//!
+//! // An append is a $push and bumps the version, as in Mongoose.
+//! post.tags.push("b".into());
+//! assert_eq!(
+//!     post.changes(),
+//!     Some((
+//!         doc! { "_id": 7_i64 },
+//!         doc! {
+//!             "$set": { "title": "Hello, world" },
+//!             "$push": { "tags": { "$each": ["b"] } },
+//!             "$inc": { "__v": 1 },
+//!         }
+//!     ))
+//! );
+//! assert_eq!(post.modified_paths(), ["title", "tags"]);
+//! # client.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The full rules are Mongoose's:
+//!
+//! | change | operator | version |
+//! |---|---|---|
+//! | scalar, nested field | `$set` / `$unset` | none |
+//! | append to an array | `$push: {$each}` | `$inc` |
+//! | clean removal from an array | `$pullAll` / `$pull: {_id: {$in}}` | `$inc` |
+//! | element changed in place | `$set: {"a.3.f": ..}` | version in the filter |
+//! | any other array change | `$set` of the array | both |
+//!
+//! With `optimistic_concurrency`, every save that changes something checks
+//! and bumps the version, and a save of an unchanged stale copy fails too.
+//! [`Doc::increment`] forces a check and bump on the next save.
+//!
+//! ## Saving against a server
+//!
+//! ```no_run
+//! # use odm::prelude::*;
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+//! # #[odm(collection = "users", optimistic_concurrency)]
+//! # pub struct User {
+//! #     #[serde(rename = "_id")]
+//! #     pub id: ObjectId,
+//! #     pub status: String,
+//! # }
+//! # async fn run(db: mongodb::Database, id: ObjectId) -> odm::Result<()> {
+//! let users = User::model(&db);
+//! let mut a = users.find_by_id(id).await?.expect("stored");
+//! let mut b = users.find_by_id(id).await?.expect("stored");
+//! a.status = "APPROVED".into();
+//! a.save().await?;                       // version 0 -> 1
+//! b.status = "BANNED".into();
+//! match b.save().await {                 // b was loaded at version 0
+//!     Err(Error::Version(e)) => {
+//!         assert_eq!(e.version, 0);
+//!         b.reload().await?;             // take the newer copy, decide again
+//!     }
+//!     other => other?,
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! A failed save leaves the [`Doc`] as it was: its changes stay pending and
+//! its version unchanged, so it can be reloaded or saved again.
+//!
+//! ## Errors
+//!
+//! [`Error`] is `#[non_exhaustive]`; the variants to match on are
+//! [`Error::Version`] (a stale copy), [`Error::NotFound`],
+//! [`Error::Validation`], [`Error::DuplicateKey`] and
+//! [`Error::Deserialize`] (a stored document that does not fit the type,
+//! naming its id and the field).
+
+#![warn(missing_docs)]
+
+mod codec;
+mod diff;
+mod doc;
+mod document;
+mod error;
+mod meta;
+mod model;
+mod save;
+mod versioning;
+
+#[doc(hidden)]
+pub mod __private;
+
+#[cfg(feature = "testing")]
+pub mod testing;
+
+pub use doc::Doc;
+pub use document::Document;
+pub use error::{
+    DeserializeError, DuplicateKeyError, Error, NotFoundError, Result, ValidationError,
+    ValidationErrors, VersionError,
+};
+pub use meta::{Concurrency, Meta, Versioning};
+pub use model::Model;
+pub use save::{BoxFuture, Save};
+
+/// `#[derive(Document)]`; see the [crate documentation](crate).
+pub use odm_derive::Document;
+
+pub use mongodb::bson;
+
+/// Everything a model file needs: `use odm::prelude::*;`.
+pub mod prelude {
+    pub use crate::{Doc, Document, Error, Model, Result, ValidationError, ValidationErrors};
+    pub use mongodb::bson::oid::ObjectId;
+    pub use mongodb::bson::{doc, rawdoc};
+}

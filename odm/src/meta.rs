@@ -1,0 +1,48 @@
+//! What `#[derive(Document)]` records about a model: plain data, read by the
+//! generic runtime code.
+
+/// How `optimistic_concurrency` was declared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Concurrency {
+    /// Not declared: Mongoose's default array versioning.
+    Off,
+    /// `optimistic_concurrency`: every save that changes something is checked.
+    All,
+    /// `optimistic_concurrency(include(..))`: BSON names of the checked fields.
+    Include(&'static [&'static str]),
+    /// `optimistic_concurrency(exclude(..))`: BSON names of the unchecked fields.
+    Exclude(&'static [&'static str]),
+}
+
+/// The versioning rules of one model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Versioning {
+    /// Name of the version field in stored documents; `None` with `versioning = false`.
+    pub key: Option<&'static str>,
+    /// The `optimistic_concurrency` mode.
+    pub concurrency: Concurrency,
+    /// BSON names of `skip_versioning` fields.
+    pub skip: &'static [&'static str],
+}
+
+impl Versioning {
+    /// Mongoose's defaults: `__v`, array versioning, nothing skipped.
+    pub const DEFAULT: Versioning = Versioning {
+        key: Some("__v"),
+        concurrency: Concurrency::Off,
+        skip: &[],
+    };
+}
+
+/// Everything the derive knows about a model type.
+#[derive(Debug, Clone, Copy)]
+pub struct Meta {
+    /// The Rust type name.
+    pub name: &'static str,
+    /// The collection the documents live in.
+    pub collection: &'static str,
+    /// Versioning rules.
+    pub versioning: Versioning,
+    /// `(rust name, BSON name)` of every serialized field, in declaration order.
+    pub fields: &'static [(&'static str, &'static str)],
+}

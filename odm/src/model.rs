@@ -1,0 +1,127 @@
+//! `Model<T>`: the handle to one model's collection.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use futures_util::TryStreamExt;
+use mongodb::bson::raw::RawDocumentBuf;
+use mongodb::bson::{doc, Bson, Document as BsonDocument};
+use mongodb::{ClientSession, Collection, Database};
+
+use crate::codec;
+use crate::doc::Doc;
+use crate::document::Document;
+use crate::error::{from_driver, Error, Result};
+
+/// The handle to the collection of model `T`. Cheap to clone; `Send + Sync`.
+pub struct Model<T> {
+    docs: Collection<BsonDocument>,
+    raw: Collection<RawDocumentBuf>,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Model<T> {
+    fn clone(&self) -> Self {
+        Model {
+            docs: self.docs.clone(),
+            raw: self.raw.clone(),
+            _type: PhantomData,
+        }
+    }
+}
+
+impl<T> fmt::Debug for Model<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Model")
+            .field("namespace", &self.docs.namespace().to_string())
+            .finish()
+    }
+}
+
+impl<T: Document> Model<T> {
+    /// The handle to `T`'s collection in `db`.
+    pub fn new(db: &Database) -> Self {
+        let name = T::__odm_meta().collection;
+        Model {
+            docs: db.collection(name),
+            raw: db.collection(name),
+            _type: PhantomData,
+        }
+    }
+
+    /// The collection name.
+    pub fn name(&self) -> &str {
+        self.docs.name()
+    }
+
+    /// The underlying collection: an escape hatch that bypasses tracking,
+    /// versioning and validation.
+    pub fn collection(&self) -> &Collection<BsonDocument> {
+        &self.docs
+    }
+
+    pub(crate) fn raw_collection(&self) -> &Collection<RawDocumentBuf> {
+        &self.raw
+    }
+
+    /// An unsaved document; its first `save()` inserts it.
+    pub fn new_doc(&self, value: T) -> Doc<T> {
+        Doc::new(self.clone(), value)
+    }
+
+    /// Validates and inserts `value` now, with version 0.
+    pub async fn create(&self, value: T) -> Result<Doc<T>> {
+        let mut doc = self.new_doc(value);
+        doc.save().await?;
+        Ok(doc)
+    }
+
+    /// The document with this `_id`, if any.
+    pub async fn find_by_id(&self, id: impl Into<Bson>) -> Result<Option<Doc<T>>> {
+        let filter = doc! { "_id": id.into() };
+        self.find_one(filter).await
+    }
+
+    /// The first document matching `filter`, if any.
+    pub async fn find_one(&self, filter: BsonDocument) -> Result<Option<Doc<T>>> {
+        match self.find_raw(filter, None).await? {
+            Some(raw) => Ok(Some(self.hydrate(&raw)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Every document matching `filter`.
+    pub async fn find(&self, filter: BsonDocument) -> Result<Vec<Doc<T>>> {
+        let cursor = self.raw.find(filter).await.map_err(Error::Driver)?;
+        let raws: Vec<RawDocumentBuf> = cursor.try_collect().await.map_err(Error::Driver)?;
+        raws.iter().map(|raw| self.hydrate(raw)).collect()
+    }
+
+    /// How many documents match `filter`.
+    pub async fn count(&self, filter: BsonDocument) -> Result<u64> {
+        self.docs
+            .count_documents(filter)
+            .await
+            .map_err(|e| from_driver(e, self.name()))
+    }
+
+    /// Tracks a document read by other means (e.g. through
+    /// [`collection`](Model::collection) or an aggregation).
+    pub fn hydrate(&self, raw: &RawDocumentBuf) -> Result<Doc<T>> {
+        let loaded = codec::load::<T>(raw, self.name())?;
+        Ok(Doc::loaded(self.clone(), loaded))
+    }
+
+    pub(crate) async fn find_raw(
+        &self,
+        filter: BsonDocument,
+        session: Option<&mut ClientSession>,
+    ) -> Result<Option<RawDocumentBuf>> {
+        let action = self.raw.find_one(filter);
+        let found = match session {
+            Some(s) => action.session(s).await,
+            None => action.await,
+        };
+        found.map_err(Error::Driver)
+    }
+}

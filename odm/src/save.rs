@@ -1,0 +1,122 @@
+//! `doc.save()`: validate, then insert, or send one `updateOne` with the
+//! minimal update and its version terms.
+
+use std::future::{Future, IntoFuture};
+use std::pin::Pin;
+
+use mongodb::bson::doc;
+use mongodb::ClientSession;
+
+use crate::codec;
+use crate::doc::{Doc, Plan};
+use crate::document::Document;
+use crate::error::{from_driver, Error, Result};
+
+/// The future of an `odm` operation: boxed, `Send`.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A pending [`Doc::save`]; `.await` it, optionally after
+/// [`session`](Save::session).
+#[must_use = "a save does nothing until it is awaited"]
+pub struct Save<'a, T: Document> {
+    doc: &'a mut Doc<T>,
+    session: Option<&'a mut ClientSession>,
+}
+
+impl<T: Document> Doc<T> {
+    /// Saves the document: validators first (on failure nothing is sent),
+    /// then an insert for a new document, else one `updateOne` with only
+    /// what changed, judged on the matched count. On any error the `Doc`
+    /// keeps its changes and its version.
+    pub fn save(&mut self) -> Save<'_, T> {
+        Save {
+            doc: self,
+            session: None,
+        }
+    }
+}
+
+impl<'a, T: Document> Save<'a, T> {
+    /// Runs the save inside `session` (and its transaction, if one is open).
+    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
+        self.session = Some(session);
+        self
+    }
+}
+
+impl<'a, T: Document> IntoFuture for Save<'a, T> {
+    type Output = Result<()>;
+    type IntoFuture = BoxFuture<'a, Result<()>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(run(self.doc, self.session))
+    }
+}
+
+async fn run<T: Document>(doc: &mut Doc<T>, session: Option<&mut ClientSession>) -> Result<()> {
+    if doc.is_deleted() {
+        let id = doc.id()?;
+        return Err(doc.not_found(doc! { "_id": id }));
+    }
+    doc.validate().map_err(Error::Validation)?;
+    let plan = doc.plan()?;
+    if doc.is_new() {
+        insert(doc, plan, session).await
+    } else {
+        update(doc, plan, session).await
+    }
+}
+
+async fn insert<T: Document>(
+    doc: &mut Doc<T>,
+    plan: Plan,
+    session: Option<&mut ClientSession>,
+) -> Result<()> {
+    let mut stored = plan.current.clone();
+    if let Some(key) = T::__odm_meta().versioning.key {
+        stored.append(key, 0i32);
+    }
+    let action = doc.model().raw_collection().insert_one(stored);
+    let result = match session {
+        Some(s) => action.session(s).await,
+        None => action.await,
+    };
+    result.map_err(|e| from_driver(e, doc.model().name()))?;
+    doc.commit(plan, true);
+    Ok(())
+}
+
+async fn update<T: Document>(
+    doc: &mut Doc<T>,
+    plan: Plan,
+    session: Option<&mut ClientSession>,
+) -> Result<()> {
+    let id = codec::read_id(doc.snapshot().expect("not new"))?;
+    let (filter, update) = doc.request(&id, &plan);
+    let matched = if update.is_empty() {
+        // Nothing to write: check that the document (at this version, under
+        // optimistic_concurrency) still exists, as Mongoose does.
+        let action = doc
+            .model()
+            .raw_collection()
+            .find_one(filter.clone())
+            .projection(doc! { "_id": 1 });
+        let found = match session {
+            Some(s) => action.session(s).await,
+            None => action.await,
+        };
+        u64::from(found.map_err(Error::Driver)?.is_some())
+    } else {
+        let action = doc.model().collection().update_one(filter.clone(), update);
+        let result = match session {
+            Some(s) => action.session(s).await,
+            None => action.await,
+        };
+        result.map_err(|e| from_driver(e, doc.model().name()))?.matched_count
+    };
+    if matched == 0 {
+        return Err(doc.no_match(id, filter, &plan));
+    }
+    doc.commit(plan, false);
+    Ok(())
+}
