@@ -204,7 +204,9 @@ fn parse_concurrency(meta: &ParseNestedMeta) -> syn::Result<ConcurrencyAttr> {
         });
         Ok(())
     })?;
-    mode.ok_or_else(|| meta.error("expected `include(field, ..)` or `exclude(field, ..)` inside the parentheses"))
+    mode.ok_or_else(|| {
+        meta.error("expected `include(field, ..)` or `exclude(field, ..)` inside the parentheses")
+    })
 }
 
 /// A field's `#[odm(...)]` and serde attributes.
@@ -224,7 +226,10 @@ impl FieldAttrs {
         for attr in &field.attrs {
             if attr.path() == ODM {
                 let result = attr.parse_nested_meta(|meta| {
-                    let span = meta.path.get_ident().map_or_else(Span::call_site, Ident::span);
+                    let span = meta
+                        .path
+                        .get_ident()
+                        .map_or_else(Span::call_site, Ident::span);
                     if meta.path == SKIP_VERSIONING {
                         no_value(&meta, SKIP_VERSIONING)?;
                         skip_versioning.set(span, ());

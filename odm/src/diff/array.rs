@@ -48,7 +48,7 @@ pub(super) fn diff_array(
         });
         return Ok(());
     }
-    if after.len() == before.len() {
+    if after.len() == before.len() && !has_moves(&before, &after) {
         for (i, (b, a)) in before.iter().zip(&after).enumerate() {
             if same(*b, *a) {
                 continue;
@@ -81,6 +81,20 @@ pub(super) fn diff_array(
         positional,
     });
     Ok(())
+}
+
+/// `true` when values moved between positions (a sort, a swap, a shift
+/// with an append): the positions changed, not only the values, so the
+/// array is sent whole. A changed element whose new value left another
+/// changed position is such a move.
+fn has_moves(before: &[RawBsonRef<'_>], after: &[RawBsonRef<'_>]) -> bool {
+    let changed: Vec<usize> = (0..before.len())
+        .filter(|&i| !same(before[i], after[i]))
+        .collect();
+    changed.len() >= 2
+        && changed
+            .iter()
+            .any(|&i| changed.iter().any(|&j| j != i && same(after[i], before[j])))
 }
 
 /// A `$pullAll` / `$pull` when `after` is `before` with some values removed
