@@ -67,7 +67,7 @@ fn deserialize_error<T: Document>(raw: &RawDocument, collection: &str, fast: Str
             let de = mongodb::bson::Deserializer::new(Bson::Document(doc));
             match serde_path_to_error::deserialize::<_, T>(de) {
                 Ok(_) => (String::new(), fast),
-                Err(e) => (e.path().to_string(), e.inner().to_string()),
+                Err(e) => (dotted(&e.path().to_string()), e.inner().to_string()),
             }
         }
         Err(e) => (String::new(), e.to_string()),
@@ -88,6 +88,11 @@ fn deserialize_error<T: Document>(raw: &RawDocument, collection: &str, fast: Str
         path,
         message,
     })
+}
+
+/// `comments[1].text` -> `comments.1.text`, the BSON path form.
+fn dotted(path: &str) -> String {
+    path.replace('[', ".").replace(']', "")
 }
 
 /// The field serde names in "missing field `x`".
