@@ -1,1 +1,112 @@
-fn main() {}
+//! The odm demo: the race conditions a multi-instance service meets, and
+//! how odm turns each into a clear outcome.
+//!
+//! Runs against `MONGODB_URI` when set, else against a local SecantusDB
+//! server it installs and starts itself (and stops at exit).
+//!
+//!     cargo run --example demo
+
+use odm::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(collection = "users", optimistic_concurrency)]
+pub struct User {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    pub email: String,
+    pub status: String,
+    pub avatar: Option<String>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(collection = "posts")]
+pub struct Post {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    pub title: String,
+    pub likes: Vec<String>,
+}
+
+fn show(label: &str, changes: Option<(odm::bson::Document, odm::bson::Document)>) {
+    match changes {
+        Some((filter, update)) => println!("  {label}\n    filter: {filter}\n    update: {update}"),
+        None => println!("  {label}: nothing to write"),
+    }
+}
+
+#[tokio::main]
+async fn main() -> odm::Result<()> {
+    let uri = odm::testing::uri();
+    println!("odm demo against {uri}\n");
+    let client = mongodb::Client::with_uri_str(&uri).await?;
+    let db = client.database(&format!("odm_demo_{}", std::process::id()));
+
+    // 1. A stale copy never overwrites a newer one.
+    println!("1. Two requests load the same user; both change it.");
+    let users = User::model(&db);
+    let id = ObjectId::new();
+    users
+        .create(User {
+            id,
+            email: "ann@example.com".into(),
+            status: "NEW".into(),
+            avatar: None,
+            tags: vec![],
+        })
+        .await?;
+    let mut a = users.find_by_id(id).await?.expect("stored");
+    let mut b = users.find_by_id(id).await?.expect("stored");
+    a.status = "APPROVED".into();
+    a.avatar = Some("https://img.example.com/ann.png".into());
+    show("request A sends", a.changes());
+    a.save().await?;
+    println!("  A saved; version is now {:?}", a.version());
+    b.status = "BANNED".into();
+    show("request B (stale) would send", b.changes());
+    match b.save().await {
+        Err(Error::Version(e)) => {
+            println!("  B failed as it should: {e}");
+            b.reload().await?;
+            println!("  B reloaded: status {}, avatar {:?}, version {:?}", b.status, b.avatar, b.version());
+        }
+        other => panic!("expected a version error, got {other:?}"),
+    }
+
+    // 2. Concurrent appends both land: Mongoose's array versioning.
+    println!("\n2. Two requests like the same post at once (default versioning).");
+    let posts = Post::model(&db);
+    let pid = ObjectId::new();
+    posts
+        .create(Post { id: pid, title: "Hello".into(), likes: vec![] })
+        .await?;
+    let mut a = posts.find_by_id(pid).await?.expect("stored");
+    let mut b = posts.find_by_id(pid).await?.expect("stored");
+    a.likes.push("ann".into());
+    b.likes.push("bob".into());
+    show("A sends", a.changes());
+    a.save().await?;
+    b.save().await?;
+    let stored = posts.find_by_id(pid).await?.expect("stored");
+    println!("  both landed: likes {:?}, version {:?}", stored.likes, stored.version());
+
+    // 3. An in-place edit from a stale copy is refused once positions moved.
+    println!("\n3. A removes a like while B edits one by position.");
+    let mut a = posts.find_by_id(pid).await?.expect("stored");
+    let mut b = posts.find_by_id(pid).await?.expect("stored");
+    a.likes.retain(|l| l != "ann");
+    a.save().await?;
+    b.likes[0] = "ANN".into();
+    show("B (stale) would send", b.changes());
+    match b.save().await {
+        Err(Error::Version(e)) => println!("  B refused: {e}"),
+        other => panic!("expected a version error, got {other:?}"),
+    }
+
+    let _ = db.drop().await;
+    client.shutdown().await;
+    println!("\ndone");
+    Ok(())
+}
