@@ -70,7 +70,12 @@ async fn main() -> odm::Result<()> {
         Err(Error::Version(e)) => {
             println!("  B failed as it should: {e}");
             b.reload().await?;
-            println!("  B reloaded: status {}, avatar {:?}, version {:?}", b.status, b.avatar, b.version());
+            println!(
+                "  B reloaded: status {}, avatar {:?}, version {:?}",
+                b.status,
+                b.avatar,
+                b.version()
+            );
         }
         other => panic!("expected a version error, got {other:?}"),
     }
@@ -80,7 +85,11 @@ async fn main() -> odm::Result<()> {
     let posts = Post::model(&db);
     let pid = ObjectId::new();
     posts
-        .create(Post { id: pid, title: "Hello".into(), likes: vec![] })
+        .create(Post {
+            id: pid,
+            title: "Hello".into(),
+            likes: vec![],
+        })
         .await?;
     let mut a = posts.find_by_id(pid).await?.expect("stored");
     let mut b = posts.find_by_id(pid).await?.expect("stored");
@@ -90,7 +99,11 @@ async fn main() -> odm::Result<()> {
     a.save().await?;
     b.save().await?;
     let stored = posts.find_by_id(pid).await?.expect("stored");
-    println!("  both landed: likes {:?}, version {:?}", stored.likes, stored.version());
+    println!(
+        "  both landed: likes {:?}, version {:?}",
+        stored.likes,
+        stored.version()
+    );
 
     // 3. An in-place edit from a stale copy is refused once positions moved.
     println!("\n3. A removes a like while B edits one by position.");

@@ -223,7 +223,8 @@ async fn in_place_sub_document_field_is_positional() {
 
 #[tokio::test]
 async fn other_array_changes_set_the_whole_array_with_all() {
-    let cases: Vec<(Box<dyn FnOnce(&mut Post) + Send>, Vec<i32>)> = vec![
+    type Change = Box<dyn FnOnce(&mut Post) + Send>;
+    let cases: Vec<(Change, Vec<i32>)> = vec![
         (
             Box::new(|p: &mut Post| p.numbers.reverse()),
             vec![6, 5, 4, 3, 2, 1],

@@ -131,9 +131,8 @@ impl ContainerAttrs {
             } else if attr.path() == SERDE {
                 let result = attr.parse_nested_meta(|meta| {
                     if meta.path == RENAME_ALL {
-                        match serialize_name(&meta)? {
-                            Some(lit) => rename_all = Some(RenameRule::from_lit(&lit)?),
-                            None => {}
+                        if let Some(lit) = serialize_name(&meta)? {
+                            rename_all = Some(RenameRule::from_lit(&lit)?);
                         }
                         Ok(())
                     } else {

@@ -82,12 +82,12 @@ fn deserialize_error<T: Document>(raw: &RawDocument, collection: &str, fast: Str
             path = format!("{path}.{field}");
         }
     }
-    Error::Deserialize(DeserializeError {
+    Error::Deserialize(Box::new(DeserializeError {
         collection: collection.to_string(),
         id,
         path,
         message,
-    })
+    }))
 }
 
 /// `comments[1].text` -> `comments.1.text`, the BSON path form.

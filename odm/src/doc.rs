@@ -150,21 +150,21 @@ impl<T: Document> Doc<T> {
     /// The error for a save whose filter matched nothing.
     pub(crate) fn no_match(&self, id: Bson, filter: BsonDocument, plan: &Plan) -> Error {
         if plan.effect.any() {
-            Error::Version(VersionError {
+            Error::Version(Box::new(VersionError {
                 id,
                 version: self.version.unwrap_or(0),
                 modified_paths: versioning::modified_paths(&plan.changes),
-            })
+            }))
         } else {
             self.not_found(filter)
         }
     }
 
     pub(crate) fn not_found(&self, filter: BsonDocument) -> Error {
-        Error::NotFound(NotFoundError {
+        Error::NotFound(Box::new(NotFoundError {
             collection: self.model.name().to_string(),
             filter,
-        })
+        }))
     }
 
     pub(crate) fn snapshot(&self) -> Option<&RawDocumentBuf> {

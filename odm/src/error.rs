@@ -9,6 +9,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Everything that can go wrong in `odm`.
 ///
+/// Large payloads are boxed so `Result<T, odm::Error>` stays small (fields
+/// are reached as usual: `Err(Error::Version(e)) => e.version`).
+///
 /// Match on the variant to react to a race: [`Error::Version`] means another
 /// writer changed the document since it was loaded (reload and try again),
 /// [`Error::DuplicateKey`] means a unique index refused the write.
@@ -17,17 +20,17 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub enum Error {
     /// A versioned save matched no document: the stored version moved on
     /// since this copy was loaded (or the document is gone).
-    Version(VersionError),
+    Version(Box<VersionError>),
     /// An unversioned save, a reload or a delete matched no document.
-    NotFound(NotFoundError),
+    NotFound(Box<NotFoundError>),
     /// Validators failed; nothing was sent to the server.
     Validation(ValidationErrors),
     /// The server refused a write because of a unique index (code 11000).
-    DuplicateKey(DuplicateKeyError),
+    DuplicateKey(Box<DuplicateKeyError>),
     /// A stored document could not be deserialized into the model type.
-    Deserialize(DeserializeError),
+    Deserialize(Box<DeserializeError>),
     /// The value could not be serialized to BSON.
-    Serialize(mongodb::bson::ser::Error),
+    Serialize(Box<mongodb::bson::ser::Error>),
     /// Any other error from the MongoDB driver.
     Driver(mongodb::error::Error),
 }
@@ -49,7 +52,7 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::Serialize(e) => Some(e),
+            Error::Serialize(e) => Some(&**e),
             Error::Driver(e) => Some(e),
             _ => None,
         }
@@ -58,7 +61,7 @@ impl std::error::Error for Error {
 
 impl From<mongodb::bson::ser::Error> for Error {
     fn from(e: mongodb::bson::ser::Error) -> Self {
-        Error::Serialize(e)
+        Error::Serialize(Box::new(e))
     }
 }
 
@@ -279,7 +282,7 @@ pub(crate) fn from_driver(e: mongodb::error::Error, collection: &str) -> Error {
         _ => None,
     };
     match duplicate {
-        Some(message) => Error::DuplicateKey(parse_duplicate(collection, message)),
+        Some(message) => Error::DuplicateKey(Box::new(parse_duplicate(collection, message))),
         None => Error::Driver(e),
     }
 }

@@ -46,7 +46,7 @@ impl Change {
 }
 
 pub(crate) fn raw_error(e: impl std::fmt::Display) -> Error {
-    Error::Serialize(<mongodb::bson::ser::Error as serde::ser::Error>::custom(
+    Error::from(<mongodb::bson::ser::Error as serde::ser::Error>::custom(
         format_args!("malformed BSON: {e}"),
     ))
 }

@@ -49,7 +49,11 @@ fn default_mode_effects() {
         (change(Op::Set, "c.3.r", bson!([1]), true), Effect::ALL),
     ];
     for (c, expected) in cases {
-        assert_eq!(effect(&DEFAULT, &[c.clone()], false), expected, "{c:?}");
+        assert_eq!(
+            effect(&DEFAULT, std::slice::from_ref(&c), false),
+            expected,
+            "{c:?}"
+        );
     }
 }
 
@@ -69,7 +73,10 @@ fn skip_versioning_fields_have_no_effect() {
         ..DEFAULT
     };
     let push = change(Op::Push, "tags", bson!(["x"]), false);
-    assert_eq!(effect(&rules, &[push.clone()], false), Effect::NONE);
+    assert_eq!(
+        effect(&rules, std::slice::from_ref(&push), false),
+        Effect::NONE
+    );
     let other = change(Op::Push, "other", bson!(["x"]), false);
     assert_eq!(effect(&rules, &[push, other], false), Effect::INC);
 }
@@ -117,7 +124,10 @@ fn optimistic_concurrency_exclude() {
     let rules = with(Concurrency::Exclude(&["views"]));
     let views = change(Op::Set, "views", bson!(3), false);
     let other = change(Op::Set, "name", bson!("x"), false);
-    assert_eq!(effect(&rules, &[views.clone()], false), Effect::NONE);
+    assert_eq!(
+        effect(&rules, std::slice::from_ref(&views), false),
+        Effect::NONE
+    );
     assert_eq!(effect(&rules, &[views, other], false), Effect::ALL);
     assert_eq!(effect(&rules, &[], false), Effect::NONE);
 }
