@@ -58,6 +58,11 @@ pub(super) fn diff_array(
                 (RawBsonRef::Document(bd), RawBsonRef::Document(ad)) => {
                     diff_document(bd, ad, &at, true, out)?
                 }
+                // An element that is itself an array: its own in-place
+                // edits, appends and removals, at `a.i.j` / `a.i`.
+                (RawBsonRef::Array(ba), RawBsonRef::Array(aa)) => {
+                    diff_array(ba, aa, at, true, out)?
+                }
                 _ => out.push(Change {
                     op: Op::Set,
                     path: at,

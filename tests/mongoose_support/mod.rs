@@ -1,0 +1,49 @@
+//! Helpers shared by the Mongoose translations (`mongoose_versioning.rs`,
+//! `mongoose_concurrency.rs`): read the stored document raw, check an
+//! error's variant and text.
+#![allow(dead_code)] // each test binary uses a different subset
+
+use odm::bson::{doc, oid::ObjectId, Document as BsonDoc};
+use odm::{Document, Error, Model};
+
+/// The stored document, read raw (no tracking, no deserialization), so the
+/// version key and any field the type does not know are visible.
+pub async fn stored<T: Document>(model: &Model<T>, id: ObjectId) -> BsonDoc {
+    model
+        .collection()
+        .find_one(doc! { "_id": id })
+        .await
+        .expect("find_one")
+        .expect("the document is stored")
+}
+
+/// `r` is `Error::Version` and displays exactly as Mongoose's `VersionError`.
+pub fn expect_version(r: odm::Result<()>, id: ObjectId, version: i64, paths: &str) {
+    match r {
+        Err(Error::Version(e)) => {
+            assert_eq!(e.version, version);
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "No matching document found for id \"{}\" version {version} modifiedPaths \"{paths}\"",
+                    id.to_hex()
+                )
+            );
+        }
+        other => panic!("expected Error::Version, got {other:?}"),
+    }
+}
+
+/// `r` is `Error::NotFound` for `{_id: id}` in `collection`.
+pub fn expect_not_found(r: odm::Result<()>, id: ObjectId, collection: &str) {
+    match r {
+        Err(Error::NotFound(e)) => assert_eq!(
+            e.to_string(),
+            format!(
+                "No document found for query \"{}\" on collection \"{collection}\"",
+                doc! { "_id": id }
+            )
+        ),
+        other => panic!("expected Error::NotFound, got {other:?}"),
+    }
+}
