@@ -120,7 +120,7 @@ async fn increments_version_when_setting_an_array() {
     assert_eq!(
         b.changes(),
         Some((
-            doc! { "_id": id, "__v": 0_i64 },
+            doc! { "_id": id, "__v": 0 },
             doc! { "$set": { "comments": whole }, "$inc": { "__v": 1 } }
         ))
     );
@@ -169,7 +169,7 @@ async fn mixing_shift_and_add_to_set_converts_to_set() {
     assert_eq!(
         a.changes(),
         Some((
-            doc! { "_id": id, "__v": 0_i64 },
+            doc! { "_id": id, "__v": 0 },
             doc! { "$set": { "comments": pushed.clone() }, "$inc": { "__v": 1 } }
         ))
     );
@@ -271,7 +271,7 @@ async fn gh_1898_push_and_positional_edit() {
     assert_eq!(
         d.changes(),
         Some((
-            doc! { "_id": id, "__v": 0_i64 },
+            doc! { "_id": id, "__v": 0 },
             doc! { "$set": { "tags": ["EGGS", "bacon"], "name": "breakfast" }, "$inc": { "__v": 1 } }
         ))
     );
@@ -370,7 +370,7 @@ async fn copying_doc_works() {
     assert_eq!(
         m2.changes(),
         Some((
-            doc! { "_id": id, "__v": 1_i64 },
+            doc! { "_id": id, "__v": 1 },
             doc! { "$set": { "subdocs.0.a": 3 } }
         ))
     );
@@ -424,7 +424,7 @@ async fn adds_version_to_filter_if_pushing_to_a_nested_array() {
     assert_eq!(
         post1.changes(),
         Some((
-            doc! { "_id": id, "__v": 0_i64 },
+            doc! { "_id": id, "__v": 0 },
             doc! { "$set": { "comments.0._id": c1, "comments.0.likedBy": ["test"] }, "$inc": { "__v": 1 } }
         ))
     );
@@ -433,7 +433,7 @@ async fn adds_version_to_filter_if_pushing_to_a_nested_array() {
     assert_eq!(
         post2.changes(),
         Some((
-            doc! { "_id": id, "__v": 0_i64 },
+            doc! { "_id": id, "__v": 0 },
             doc! { "$push": { "comments.0.likedBy": { "$each": ["Some User"] } }, "$inc": { "__v": 1 } }
         ))
     );

@@ -78,10 +78,7 @@ async fn increment_works_without_any_other_changes() {
     a.increment();
     assert_eq!(
         a.changes(),
-        Some((
-            doc! { "_id": id, "__v": 0_i64 },
-            doc! { "$inc": { "__v": 1 } }
-        ))
+        Some((doc! { "_id": id, "__v": 0 }, doc! { "$inc": { "__v": 1 } }))
     );
     a.save().await.unwrap();
     assert_eq!(a.version(), Some(1));
@@ -160,7 +157,7 @@ async fn throws_if_you_set_a_positional_path_after_pulling() {
     a.meta.numbers.retain(|n| *n != 4 && *n != 6);
     b.meta.numbers[2] = 7;
     let b_changes = (
-        doc! { "_id": id, "__v": 0_i64 },
+        doc! { "_id": id, "__v": 0 },
         doc! { "$set": { "meta.numbers.2": 7 } },
     );
     assert_eq!(b.changes(), Some(b_changes.clone()));
@@ -208,7 +205,7 @@ async fn allows_pull_push_after_set() {
     assert_eq!(
         a.changes(),
         Some((
-            doc! { "_id": id, "__v": 0_i64 },
+            doc! { "_id": id, "__v": 0 },
             doc! { "$set": { "arr.0": "not an array" } }
         ))
     );
@@ -217,7 +214,7 @@ async fn allows_pull_push_after_set() {
     assert_eq!(
         b.changes(),
         Some((
-            doc! { "_id": id, "__v": 0_i64 },
+            doc! { "_id": id, "__v": 0 },
             doc! { "$set": { "arr.1": "using set" } }
         ))
     );
@@ -255,7 +252,7 @@ async fn should_add_version_to_where_clause() {
     assert_eq!(
         a.changes(),
         Some((
-            doc! { "_id": id, "__v": 0_i64 },
+            doc! { "_id": id, "__v": 0 },
             doc! { "$set": { "arr.0.0": "updated" } }
         ))
     );
@@ -271,7 +268,7 @@ async fn should_add_version_to_where_clause() {
     assert_eq!(
         a.changes(),
         Some((
-            doc! { "_id": id, "__v": 0_i64 },
+            doc! { "_id": id, "__v": 0 },
             doc! { "$push": { "arr.0": { "$each": ["more"] } }, "$inc": { "__v": 1 } }
         ))
     );
@@ -312,7 +309,7 @@ async fn set_after_pull_push() {
     assert_eq!(
         a.changes(),
         Some((
-            doc! { "_id": id, "__v": 0_i64 },
+            doc! { "_id": id, "__v": 0 },
             doc! { "$set": { "arr.1": "woot" } }
         ))
     );
@@ -376,7 +373,7 @@ async fn doesnt_persist_conflicting_changes() {
     assert_eq!(
         b.changes(),
         Some((
-            doc! { "_id": id, "__v": 0_i64 },
+            doc! { "_id": id, "__v": 0 },
             doc! { "$set": { "nested": [{ "title": "test1" }] }, "$inc": { "__v": 1 } }
         ))
     );
@@ -438,7 +435,7 @@ async fn does_not_increment_version_when_setting_nested_paths() {
     assert_eq!(
         b.changes(),
         Some((
-            doc! { "_id": id, "__v": 0_i64 },
+            doc! { "_id": id, "__v": 0 },
             doc! { "$set": { "meta.nested.0.title": "zero", "meta.nested.1.title": "sub one" } }
         ))
     );

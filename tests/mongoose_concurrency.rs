@@ -47,7 +47,7 @@ async fn should_persist_correctly_when_optimistic_concurrency_is_true() {
     assert_eq!(
         thing_1.changes(),
         Some((
-            doc! { "_id": id, "__v": 0_i64 },
+            doc! { "_id": id, "__v": 0 },
             doc! { "$set": { "price": 2 }, "$inc": { "__v": 1 } }
         ))
     );
@@ -129,7 +129,7 @@ async fn should_support_optimistic_concurrency_being_an_array_of_strings() {
     assert_eq!(
         thing_1.changes(),
         Some((
-            doc! { "_id": id, "__v": 0_i64 },
+            doc! { "_id": id, "__v": 0 },
             doc! { "$set": { "price": 2, "name": "Testerson" }, "$inc": { "__v": 1 } }
         ))
     );
@@ -174,7 +174,7 @@ async fn optimistic_concurrency_gh_9001() {
     d1.save().await.unwrap();
     d2.name = "qux".into();
     let pending = (
-        doc! { "_id": id, "__v": 0_i64 },
+        doc! { "_id": id, "__v": 0 },
         doc! { "$set": { "name": "qux" }, "$inc": { "__v": 1 } },
     );
     assert_eq!(d2.changes(), Some(pending.clone()));
@@ -192,7 +192,7 @@ async fn optimistic_concurrency_gh_9001() {
 fn expected(id: ObjectId, mut update: BsonDoc, all: bool) -> (BsonDoc, BsonDoc) {
     let mut filter = doc! { "_id": id };
     if all {
-        filter.insert("__v", 0_i64);
+        filter.insert("__v", 0);
         update.insert("$inc", doc! { "__v": 1 });
     }
     (filter, update)

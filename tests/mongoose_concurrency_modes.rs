@@ -56,7 +56,7 @@ user_model!(UserExcFriends, optimistic_concurrency(exclude(friends)));
 fn expected(id: ObjectId, mut update: BsonDoc, all: bool) -> (BsonDoc, BsonDoc) {
     let mut filter = doc! { "_id": id };
     if all {
-        filter.insert("__v", 0_i64);
+        filter.insert("__v", 0);
         update.insert("$inc", doc! { "__v": 1 });
     }
     (filter, update)

@@ -211,7 +211,7 @@ async fn increment_on_a_stale_nested_document_is_a_version_error() {
     d.increment();
     d.data = Some("asd".into());
     let pending = (
-        doc! { "_id": id, "__v": 0_i64 },
+        doc! { "_id": id, "__v": 0 },
         doc! { "$set": { "data": "asd" }, "$inc": { "__v": 1 } },
     );
     assert_eq!(d.changes(), Some(pending.clone()));

@@ -200,7 +200,7 @@ async fn version_key_is_configurable() {
     assert_eq!(
         d.changes(),
         Some((
-            doc! { "_id": id, "lolwat": 0_i64 },
+            doc! { "_id": id, "lolwat": 0 },
             doc! { "$inc": { "lolwat": 1 } }
         ))
     );
@@ -329,7 +329,7 @@ async fn combines_inc_and_where_when_pull_and_index_set_happen_together() {
     assert_eq!(
         user.changes(),
         Some((
-            doc! { "_id": id, "__v": 0_i64 },
+            doc! { "_id": id, "__v": 0 },
             doc! {
                 "$set": { "tags.0": "modified" },
                 "$pull": { "items": { "_id": { "$in": [items[0].id] } } },
@@ -362,7 +362,7 @@ async fn rejects_stale_update_after_pull_when_another_client_modifies_by_index()
     assert_eq!(
         b.changes(),
         Some((
-            doc! { "_id": id, "__v": 0_i64 },
+            doc! { "_id": id, "__v": 0 },
             doc! { "$set": { "items.1.name": "updated" } }
         ))
     );
@@ -387,7 +387,7 @@ async fn combines_where_and_inc_regardless_of_operation_order() {
     assert_eq!(
         user.changes(),
         Some((
-            doc! { "_id": id, "__v": 0_i64 },
+            doc! { "_id": id, "__v": 0 },
             doc! {
                 "$set": { "tags.0": "modified" },
                 "$push": { "items": { "$each": items_bson(std::slice::from_ref(&item4)) } },

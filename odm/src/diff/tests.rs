@@ -215,3 +215,18 @@ fn sets_come_in_field_order_then_unsets() {
         ]
     );
 }
+
+#[test]
+fn nested_array_element_is_diffed_in_place() {
+    assert_eq!(
+        changes(rawdoc! {"m": [[1, 2], [3]]}, rawdoc! {"m": [[1, 9], [3]]}),
+        one(Op::Set, "m.0.1", bson!(9), true)
+    );
+    assert_eq!(
+        changes(
+            rawdoc! {"m": [[1, 2], [3]]},
+            rawdoc! {"m": [[1, 2], [3, 4]]}
+        ),
+        one(Op::Push, "m.1", bson!([4]), true)
+    );
+}
