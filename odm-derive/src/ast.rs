@@ -15,6 +15,8 @@ pub struct Container<'a> {
 }
 
 pub struct Field<'a> {
+    /// The whole field, for spans of checks that need more than the name.
+    #[allow(dead_code)]
     pub original: &'a syn::Field,
     pub ident: &'a Ident,
     pub ty: &'a Type,

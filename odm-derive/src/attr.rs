@@ -91,44 +91,48 @@ impl ContainerAttrs {
         for attr in &input.attrs {
             if attr.path() == ODM {
                 let result = attr.parse_nested_meta(|meta| {
-                    let span = meta.path.get_ident().map_or_else(Span::call_site, Ident::span);
-                    if meta.path == COLLECTION {
-                        let lit = string_value(&meta, COLLECTION)?;
-                        if lit.value().is_empty() || lit.value().contains('$') {
-                            cx.error_spanned_by(&lit, "a collection name must be non-empty and must not contain `$`");
+                    recover(cx, &meta, |meta| {
+                        let span = meta.path.get_ident().map_or_else(Span::call_site, Ident::span);
+                        if meta.path == COLLECTION {
+                            let lit = string_value(meta, COLLECTION)?;
+                            if lit.value().is_empty() || lit.value().contains('$') {
+                                cx.error_spanned_by(&lit, "a collection name must be non-empty and must not contain `$`");
+                            }
+                            collection.set(span, lit.value());
+                        } else if meta.path == VERSION_KEY {
+                            let lit = string_value(meta, VERSION_KEY)?;
+                            let key = lit.value();
+                            if key.is_empty() || key.starts_with('$') || key.contains('.') || key == "_id" {
+                                cx.error_spanned_by(&lit, "a version key must be a plain field name: non-empty, no `.`, no leading `$`, not `_id`");
+                            }
+                            version_key.set(span, key);
+                        } else if meta.path == VERSIONING {
+                            let form = "expected `versioning = false`";
+                            if !meta.input.peek(Token![=]) {
+                                return Err(meta.error(form));
+                            }
+                            let lit: LitBool = meta
+                                .value()?
+                                .parse()
+                                .map_err(|e| syn::Error::new(e.span(), form))?;
+                            versioning.set(span, lit.value);
+                        } else if meta.path == OPTIMISTIC_CONCURRENCY {
+                            concurrency.set(span, parse_concurrency(meta)?);
+                        } else {
+                            return Err(meta.error(format!(
+                                "unknown odm container attribute `{}`; expected one of {CONTAINER_FORMS}",
+                                path_text(&meta.path)
+                            )));
                         }
-                        collection.set(span, lit.value());
-                    } else if meta.path == VERSION_KEY {
-                        let lit = string_value(&meta, VERSION_KEY)?;
-                        let key = lit.value();
-                        if key.is_empty() || key.starts_with('$') || key.contains('.') || key == "_id" {
-                            cx.error_spanned_by(&lit, "a version key must be a plain field name: non-empty, no `.`, no leading `$`, not `_id`");
-                        }
-                        version_key.set(span, key);
-                    } else if meta.path == VERSIONING {
-                        let form = "expected `versioning = false`";
-                        if !meta.input.peek(Token![=]) {
-                            return Err(meta.error(form));
-                        }
-                        let lit: LitBool = meta
-                            .value()?
-                            .parse()
-                            .map_err(|e| syn::Error::new(e.span(), form))?;
-                        versioning.set(span, lit.value);
-                    } else if meta.path == OPTIMISTIC_CONCURRENCY {
-                        concurrency.set(span, parse_concurrency(&meta)?);
-                    } else {
-                        return Err(meta.error(format!(
-                            "unknown odm container attribute `{}`; expected one of {CONTAINER_FORMS}",
-                            path_text(&meta.path)
-                        )));
-                    }
-                    Ok(())
+                        Ok(())
+                    })
                 });
                 if let Err(e) = result {
                     cx.syn_error(e);
                 }
             } else if attr.path() == SERDE {
+                // serde's own derive reports a malformed `#[serde(..)]`;
+                // repeating it would only add noise, so just stub the impl.
                 let result = attr.parse_nested_meta(|meta| {
                     if meta.path == RENAME_ALL {
                         if let Some(lit) = serialize_name(&meta)? {
@@ -139,8 +143,8 @@ impl ContainerAttrs {
                         skip_serde_value(&meta)
                     }
                 });
-                if let Err(e) = result {
-                    cx.syn_error(e);
+                if result.is_err() {
+                    cx.defer_to_serde();
                 }
             }
         }
@@ -167,7 +171,7 @@ fn parse_concurrency(meta: &ParseNestedMeta) -> syn::Result<ConcurrencyAttr> {
         return Ok(ConcurrencyAttr::All);
     }
     let mut mode: Option<ConcurrencyAttr> = None;
-    meta.parse_nested_meta(|inner| {
+    nested_first_error(meta, |inner| {
         let is_include = inner.path == INCLUDE;
         if !is_include && inner.path != EXCLUDE {
             return Err(inner.error(format!(
@@ -181,10 +185,18 @@ fn parse_concurrency(meta: &ParseNestedMeta) -> syn::Result<ConcurrencyAttr> {
             ));
         }
         let mut fields = Vec::new();
+        let which = if is_include { "include" } else { "exclude" };
         if !inner.input.peek(syn::token::Paren) {
-            return Err(inner.error("expected a list of fields, e.g. `include(status, avatar)`"));
+            return Err(inner.error(format!(
+                "expected a list of fields, e.g. `{which}(status, avatar)`"
+            )));
         }
-        inner.parse_nested_meta(|field| {
+        if empty_parens(inner.input) {
+            return Err(inner.error(format!(
+                "`{which}()` names no field; list the fields, e.g. `{which}(status, avatar)`"
+            )));
+        }
+        nested_first_error(&inner, |field| {
             match field.path.get_ident() {
                 Some(ident) if field.input.is_empty() || field.input.peek(Token![,]) => {
                     fields.push(ident.clone())
@@ -193,9 +205,6 @@ fn parse_concurrency(meta: &ParseNestedMeta) -> syn::Result<ConcurrencyAttr> {
             }
             Ok(())
         })?;
-        if fields.is_empty() {
-            return Err(inner.error("the list names no field"));
-        }
         mode = Some(if is_include {
             ConcurrencyAttr::Include(fields)
         } else {
@@ -212,6 +221,8 @@ fn parse_concurrency(meta: &ParseNestedMeta) -> syn::Result<ConcurrencyAttr> {
 pub struct FieldAttrs {
     pub skip_versioning: Option<Span>,
     pub rename: Option<String>,
+    /// Where the serialized `rename` was written.
+    pub rename_span: Option<Span>,
     pub serde_skipped: bool,
     pub flatten: bool,
 }
@@ -220,34 +231,40 @@ impl FieldAttrs {
     pub fn parse(cx: &Ctxt, field: &syn::Field) -> Self {
         let mut skip_versioning = Attr::none(cx, SKIP_VERSIONING);
         let mut rename = None;
+        let mut rename_span = None;
         let mut serde_skipped = false;
         let mut flatten = false;
         for attr in &field.attrs {
             if attr.path() == ODM {
                 let result = attr.parse_nested_meta(|meta| {
-                    let span = meta
-                        .path
-                        .get_ident()
-                        .map_or_else(Span::call_site, Ident::span);
-                    if meta.path == SKIP_VERSIONING {
-                        no_value(&meta, SKIP_VERSIONING)?;
-                        skip_versioning.set(span, ());
-                    } else {
-                        return Err(meta.error(format!(
-                            "unknown odm field attribute `{}`; expected {FIELD_FORMS}",
-                            path_text(&meta.path)
-                        )));
-                    }
-                    Ok(())
+                    recover(cx, &meta, |meta| {
+                        let span = meta
+                            .path
+                            .get_ident()
+                            .map_or_else(Span::call_site, Ident::span);
+                        if meta.path == SKIP_VERSIONING {
+                            no_value(meta, SKIP_VERSIONING)?;
+                            skip_versioning.set(span, ());
+                        } else {
+                            return Err(meta.error(format!(
+                                "unknown odm field attribute `{}`; expected {FIELD_FORMS}",
+                                path_text(&meta.path)
+                            )));
+                        }
+                        Ok(())
+                    })
                 });
                 if let Err(e) = result {
                     cx.syn_error(e);
                 }
             } else if attr.path() == SERDE {
+                // serde's own derive reports a malformed `#[serde(..)]`;
+                // repeating it would only add noise, so just stub the impl.
                 let result = attr.parse_nested_meta(|meta| {
                     if meta.path == RENAME {
                         if let Some(lit) = serialize_name(&meta)? {
                             rename = Some(lit.value());
+                            rename_span = Some(lit.span());
                         }
                         Ok(())
                     } else if meta.path == SKIP || meta.path == SKIP_SERIALIZING {
@@ -260,14 +277,15 @@ impl FieldAttrs {
                         skip_serde_value(&meta)
                     }
                 });
-                if let Err(e) = result {
-                    cx.syn_error(e);
+                if result.is_err() {
+                    cx.defer_to_serde();
                 }
             }
         }
         FieldAttrs {
             skip_versioning: skip_versioning.get().map(|(span, ())| span),
             rename,
+            rename_span,
             serde_skipped,
             flatten,
         }
@@ -301,6 +319,54 @@ fn skip_serde_value(meta: &ParseNestedMeta) -> syn::Result<()> {
         let content;
         syn::parenthesized!(content in meta.input);
         content.parse::<proc_macro2::TokenStream>()?;
+    }
+    Ok(())
+}
+
+/// `meta.parse_nested_meta(logic)`, except that after the first error the
+/// rest of the list is consumed: syn would otherwise add an "unexpected
+/// token" error for it once the caller recovers.
+fn nested_first_error(
+    meta: &ParseNestedMeta,
+    mut logic: impl FnMut(ParseNestedMeta) -> syn::Result<()>,
+) -> syn::Result<()> {
+    let mut first = None;
+    meta.parse_nested_meta(|item| {
+        let input = item.input;
+        if let Err(e) = logic(item) {
+            first.get_or_insert(e);
+            while !input.is_empty() {
+                input.parse::<proc_macro2::TokenTree>()?;
+            }
+        }
+        Ok(())
+    })?;
+    first.map_or(Ok(()), Err)
+}
+
+/// Whether `input` starts with `()`.
+fn empty_parens(input: syn::parse::ParseStream) -> bool {
+    fn parens(input: syn::parse::ParseStream) -> syn::Result<bool> {
+        let content;
+        syn::parenthesized!(content in input);
+        Ok(content.is_empty())
+    }
+    parens(&input.fork()).unwrap_or(false)
+}
+
+/// Runs `parse` on one `key ...` of an `#[odm(..)]` list. On an error it
+/// records it, skips the rest of that key up to the next `,`, and lets the
+/// caller go on, so every bad key of the list is reported in one compile.
+fn recover(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta,
+    parse: impl FnOnce(&ParseNestedMeta) -> syn::Result<()>,
+) -> syn::Result<()> {
+    if let Err(e) = parse(meta) {
+        cx.syn_error(e);
+        while !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+            meta.input.parse::<proc_macro2::TokenTree>()?;
+        }
     }
     Ok(())
 }

@@ -108,14 +108,18 @@ fn check_version_key_free(cx: &Ctxt, cont: &Container) {
     };
     for field in cont.stored_fields() {
         if field.bson_name == key {
-            cx.error_spanned_by(
-                field.original,
+            let span = field
+                .attrs
+                .rename_span
+                .unwrap_or_else(|| field.ident.span());
+            cx.syn_error(syn::Error::new(
+                span,
                 format!(
                     "field `{}` is stored as `{key}`, the version key; the version is kept by odm \
                      (`Doc::version()`): remove the field or set `#[odm(version_key = \"...\")]`",
                     field.ident
                 ),
-            );
+            ));
         }
     }
 }

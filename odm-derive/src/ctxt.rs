@@ -1,6 +1,6 @@
 //! Collects every error of one derive, so all are reported together.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt::Display;
 
 use quote::ToTokens;
@@ -8,12 +8,15 @@ use quote::ToTokens;
 #[derive(Default)]
 pub struct Ctxt {
     errors: RefCell<Option<Vec<syn::Error>>>,
+    /// Another derive (serde) reports a mistake we saw: emit the stub only.
+    deferred: Cell<bool>,
 }
 
 impl Ctxt {
     pub fn new() -> Self {
         Ctxt {
             errors: RefCell::new(Some(Vec::new())),
+            deferred: Cell::new(false),
         }
     }
 
@@ -30,10 +33,17 @@ impl Ctxt {
             .push(err);
     }
 
-    /// All errors, or `Ok` when there were none.
+    /// A mistake serde's derive reports itself (a malformed
+    /// `#[serde(..)]`): no message from us, but no real impl either.
+    pub fn defer_to_serde(&self) {
+        self.deferred.set(true);
+    }
+
+    /// All errors, or `Ok` when there were none. `Err` may hold no error
+    /// when the mistake is reported by serde.
     pub fn check(self) -> Result<(), Vec<syn::Error>> {
         let errors = self.errors.borrow_mut().take().expect("Ctxt checked twice");
-        if errors.is_empty() {
+        if errors.is_empty() && !self.deferred.get() {
             Ok(())
         } else {
             Err(errors)

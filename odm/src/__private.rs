@@ -4,3 +4,5 @@ pub use crate::document::Document;
 pub use crate::error::{ValidationError, ValidationErrors};
 pub use crate::meta::{Concurrency, Meta, Versioning};
 pub use core;
+pub use serde::de::DeserializeOwned;
+pub use serde::Serialize;

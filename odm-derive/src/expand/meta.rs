@@ -17,7 +17,9 @@ fn bson_names(cont: &Container, idents: &[syn::Ident]) -> Vec<String> {
 
 pub fn impl_document(cont: &Container) -> TokenStream {
     let ident = cont.ident;
-    let (impl_generics, ty_generics, where_clause) = cont.original.generics.split_for_impl();
+    let generics = super::bounds::with_document_bounds(cont.original, false);
+    let (impl_generics, _, where_clause) = generics.split_for_impl();
+    let (_, ty_generics, _) = cont.original.generics.split_for_impl();
     let name = ident.to_string();
     let collection = cont.collection();
     let key = match cont.version_key() {

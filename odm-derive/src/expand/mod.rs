@@ -1,5 +1,6 @@
 //! Code generation: the `Document` impl, holding data and a little glue.
 
+mod bounds;
 mod meta;
 
 use proc_macro2::TokenStream;
@@ -35,10 +36,15 @@ fn wrap(body: TokenStream) -> TokenStream {
 
 /// The errors, plus an impl whose body never runs, so uses of the type as
 /// a `Document` raise no follow-on errors.
+///
+/// Its where clause is higher-ranked (see `bounds`), so a type that is not
+/// (or, after a serde error, no longer) `Serialize` adds no error either.
 fn errors_with_stub(input: &DeriveInput, errors: Vec<syn::Error>) -> TokenStream {
     let compile_errors = errors.iter().map(syn::Error::to_compile_error);
     let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let generics = bounds::with_document_bounds(input, true);
+    let (_, ty_generics, _) = input.generics.split_for_impl();
+    let (impl_generics, _, where_clause) = generics.split_for_impl();
     let stub = wrap(quote! {
         impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {
             fn __odm_meta() -> &'static ::odm::__private::Meta {

@@ -1,0 +1,81 @@
+//! The generated code names everything by absolute path: it compiles in a
+//! module without the prelude whose own `Result`, `Option`, `Document`,
+//! `String`, `Vec`, `Some`, `None`, `core` and `odm` shadow the real ones,
+//! for a valid model and for a generic one.
+
+#[no_implicit_prelude]
+#[allow(dead_code, non_camel_case_types)]
+mod shadowed {
+    pub struct Result;
+    pub struct Option;
+    pub struct Document;
+    pub struct String;
+    pub struct Vec;
+    pub struct Send;
+    pub struct Meta;
+    pub struct Some;
+    pub struct None;
+    pub mod core {}
+    pub mod odm {}
+    pub mod __private {}
+
+    #[derive(::serde::Serialize, ::serde::Deserialize, ::odm::Document)]
+    #[odm(collection = "hygienic", optimistic_concurrency(include(name)))]
+    pub struct Thing {
+        #[serde(rename = "_id")]
+        pub id: i64,
+        pub name: ::std::string::String,
+        #[odm(skip_versioning)]
+        pub tags: ::std::vec::Vec<::std::string::String>,
+    }
+
+    #[derive(::serde::Serialize, ::serde::Deserialize, ::odm::Document)]
+    #[odm(versioning = false)]
+    pub struct Boxed<T>
+    where
+        T: ::std::clone::Clone,
+    {
+        #[serde(rename = "_id")]
+        pub id: i64,
+        pub value: T,
+    }
+}
+
+use mongodb::bson::{doc, rawdoc};
+use odm::{Document, Model};
+
+#[tokio::test]
+async fn derive_compiles_without_the_prelude() {
+    let client = mongodb::Client::with_uri_str("mongodb://127.0.0.1:9/")
+        .await
+        .unwrap();
+    let db = client.database("hygiene");
+
+    let things: Model<shadowed::Thing> = shadowed::Thing::model(&db);
+    assert_eq!(things.name(), "hygienic");
+    let mut thing = things
+        .hydrate(&rawdoc! { "_id": 1_i64, "name": "a", "tags": [], "__v": 4 })
+        .unwrap();
+    thing.name = "b".into();
+    thing.tags.push("t".into());
+    assert_eq!(
+        thing.changes(),
+        Some((
+            doc! { "_id": 1_i64, "__v": 4 },
+            doc! {
+                "$set": { "name": "b" },
+                "$push": { "tags": { "$each": ["t"] } },
+                "$inc": { "__v": 1 },
+            },
+        ))
+    );
+
+    let boxes = Model::<shadowed::Boxed<u32>>::new(&db);
+    assert_eq!(boxes.name(), "boxeds");
+    let boxed = boxes
+        .hydrate(&rawdoc! { "_id": 2_i64, "value": 7 })
+        .unwrap();
+    assert_eq!((boxed.value, boxed.version()), (7, None));
+
+    client.shutdown().await;
+}

@@ -1,0 +1,191 @@
+//! The code `#[derive(Document)]` generates must compile cleanly under the
+//! strictest lints a user may turn on, for every attribute and for generic
+//! structs. The tests also check (without a server) that each model's
+//! attributes took effect: a derive that compiled but dropped an attribute
+//! would fail here.
+#![deny(warnings, unused_qualifications, clippy::all)]
+
+use mongodb::bson::{doc, rawdoc};
+use mongodb::Client;
+use odm::prelude::*;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+/// Container: `collection`, plain `optimistic_concurrency`, serde's
+/// `rename_all`, a `#[serde(skip)]` field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(collection = "people", optimistic_concurrency)]
+#[serde(rename_all = "camelCase")]
+pub struct Person {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    pub display_name: String,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    #[serde(skip)]
+    pub cached: Option<u32>,
+}
+
+/// `version_key`, `optimistic_concurrency(include(..))`, `skip_versioning`
+/// on a `Vec` and on an `Option<Vec>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(version_key = "rev", optimistic_concurrency(include(title, body)))]
+pub struct Post {
+    #[serde(rename = "_id")]
+    pub id: i64,
+    pub title: String,
+    pub body: String,
+    #[odm(skip_versioning)]
+    pub likes: Vec<String>,
+    #[odm(skip_versioning)]
+    pub flags: Option<Vec<String>>,
+}
+
+/// `optimistic_concurrency(exclude(..))` naming a renamed field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(optimistic_concurrency(exclude(last_seen)))]
+pub struct Account {
+    #[serde(rename = "_id")]
+    pub id: i64,
+    pub email: String,
+    #[serde(rename = "seen")]
+    pub last_seen: i64,
+}
+
+/// `versioning = false`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(collection = "events", versioning = false)]
+pub struct Event {
+    #[serde(rename = "_id")]
+    pub id: i64,
+    pub kinds: Vec<String>,
+}
+
+/// A generic model with a where clause.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+pub struct Wrapper<T>
+where
+    T: Clone,
+{
+    #[serde(rename = "_id")]
+    pub id: i64,
+    pub value: T,
+    #[odm(skip_versioning)]
+    pub history: Vec<T>,
+}
+
+/// Generic with an inline bound, a default type parameter and a const
+/// parameter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(collection = "pairs")]
+pub struct Pair<K: Clone, V = String, const N: usize = 2> {
+    #[serde(rename = "_id")]
+    pub id: K,
+    pub values: Vec<V>,
+}
+
+async fn client() -> Client {
+    // Creating a client connects to nothing until it is used.
+    Client::with_uri_str("mongodb://127.0.0.1:9/")
+        .await
+        .expect("a valid URI")
+}
+
+/// A model in `db`, whatever its generics: the trait bound alone must do.
+fn model_of<T: Document>(db: &mongodb::Database) -> Model<T> {
+    T::model(db)
+}
+
+fn is_document<T: Document + DeserializeOwned>() {}
+
+#[tokio::test]
+async fn every_attribute_takes_effect() {
+    let client = client().await;
+    let db = client.database("lint");
+
+    // collection names: declared, or snake_case + "s".
+    assert_eq!(model_of::<Person>(&db).name(), "people");
+    assert_eq!(model_of::<Post>(&db).name(), "posts");
+    assert_eq!(model_of::<Account>(&db).name(), "accounts");
+    assert_eq!(model_of::<Event>(&db).name(), "events");
+    assert_eq!(model_of::<Wrapper<String>>(&db).name(), "wrappers");
+    assert_eq!(model_of::<Pair<i64>>(&db).name(), "pairs");
+    is_document::<Wrapper<Vec<u8>>>();
+    is_document::<Pair<String, i32, 4>>();
+
+    // optimistic_concurrency + rename_all: a scalar change is checked and
+    // bumped, under the camelCase name.
+    let id = ObjectId::new();
+    let stored = rawdoc! { "_id": id, "displayName": "Ada", "tags": [], "__v": 2 };
+    let mut person = Person::model(&db).hydrate(&stored).unwrap();
+    assert_eq!(person.cached, None);
+    person.display_name = "Ada L.".into();
+    assert_eq!(
+        person.changes(),
+        Some((
+            doc! { "_id": id, "__v": 2 },
+            doc! { "$set": { "displayName": "Ada L." }, "$inc": { "__v": 1 } },
+        ))
+    );
+
+    // version_key = "rev", include(title, body), skip_versioning.
+    let stored =
+        rawdoc! { "_id": 1_i64, "title": "T", "body": "B", "likes": [], "flags": null, "rev": 0 };
+    let mut post = Post::model(&db).hydrate(&stored).unwrap();
+    assert_eq!(post.version(), Some(0));
+    post.likes.push("ann".into());
+    post.flags = Some(vec!["hot".into()]);
+    assert_eq!(
+        post.changes(),
+        Some((
+            doc! { "_id": 1_i64 },
+            doc! { "$set": { "flags": ["hot"] }, "$push": { "likes": { "$each": ["ann"] } } },
+        ))
+    );
+    post.title = "T2".into();
+    let (filter, update) = post.changes().unwrap();
+    assert_eq!(filter, doc! { "_id": 1_i64, "rev": 0 });
+    assert_eq!(update.get_document("$inc").unwrap(), &doc! { "rev": 1 });
+
+    // exclude(last_seen) maps to the BSON name `seen`.
+    let stored = rawdoc! { "_id": 1_i64, "email": "a@b.c", "seen": 5_i64, "__v": 0 };
+    let mut account = Account::model(&db).hydrate(&stored).unwrap();
+    account.last_seen = 6;
+    assert_eq!(
+        account.changes(),
+        Some((doc! { "_id": 1_i64 }, doc! { "$set": { "seen": 6_i64 } }))
+    );
+    account.email = "c@d.e".into();
+    assert_eq!(
+        account.changes().unwrap().0,
+        doc! { "_id": 1_i64, "__v": 0 }
+    );
+
+    // versioning = false: an array push carries no version at all.
+    let stored = rawdoc! { "_id": 1_i64, "kinds": ["a"] };
+    let mut event = Event::model(&db).hydrate(&stored).unwrap();
+    assert_eq!(event.version(), None);
+    event.kinds.push("b".into());
+    assert_eq!(
+        event.changes(),
+        Some((
+            doc! { "_id": 1_i64 },
+            doc! { "$push": { "kinds": { "$each": ["b"] } } },
+        ))
+    );
+
+    // The generic model: skip_versioning on `Vec<T>`.
+    let stored = rawdoc! { "_id": 1_i64, "value": "x", "history": [], "__v": 0 };
+    let mut wrapper = Wrapper::<String>::model(&db).hydrate(&stored).unwrap();
+    wrapper.history.push("x".into());
+    wrapper.value = "y".into();
+    assert_eq!(
+        wrapper.changes(),
+        Some((
+            doc! { "_id": 1_i64 },
+            doc! { "$set": { "value": "y" }, "$push": { "history": { "$each": ["x"] } } },
+        ))
+    );
+
+    client.shutdown().await;
+}

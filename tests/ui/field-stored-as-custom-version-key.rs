@@ -1,0 +1,12 @@
+use odm::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, Document)]
+#[odm(version_key = "rev")]
+struct User {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    rev: i64,
+}
+
+fn main() {}

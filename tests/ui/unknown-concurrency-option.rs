@@ -1,0 +1,12 @@
+use odm::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, Document)]
+#[odm(optimistic_concurrency(only(status)))]
+struct User {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    status: String,
+}
+
+fn main() {}
