@@ -4,6 +4,7 @@ use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::{Ident, LitBool, LitStr, Token};
 
+use crate::attr_index::{self, FieldIndexAttrs, IndexAttr};
 use crate::case::RenameRule;
 use crate::ctxt::Ctxt;
 use crate::symbol::*;
@@ -55,13 +56,16 @@ pub struct ContainerAttrs {
     pub versioning: Option<(Span, bool)>,
     pub concurrency: Option<(Span, ConcurrencyAttr)>,
     pub rename_all: Option<RenameRule>,
+    /// The `index(..)` attributes, in order.
+    pub indexes: Vec<IndexAttr>,
 }
 
 const CONTAINER_FORMS: &str = "`collection = \"name\"`, `version_key = \"name\"`, \
 `versioning = false`, `optimistic_concurrency`, \
-`optimistic_concurrency(include(field, ..))`, `optimistic_concurrency(exclude(field, ..))`";
+`optimistic_concurrency(include(field, ..))`, `optimistic_concurrency(exclude(field, ..))`, \
+`index(keys(field = 1, ..), unique, sparse, partial(..), name = \"..\")`";
 
-const FIELD_FORMS: &str = "`skip_versioning`";
+const FIELD_FORMS: &str = "`skip_versioning`, `unique`, `index`, `sparse`, `partial(..)`";
 
 fn string_value(meta: &ParseNestedMeta, name: Symbol) -> syn::Result<LitStr> {
     let form = || format!("expected `{name} = \"...\"`");
@@ -87,6 +91,7 @@ impl ContainerAttrs {
         let mut versioning = Attr::none(cx, VERSIONING);
         let mut concurrency = Attr::none(cx, OPTIMISTIC_CONCURRENCY);
         let mut rename_all = None;
+        let mut indexes = Vec::new();
 
         for attr in &input.attrs {
             if attr.path() == ODM {
@@ -117,6 +122,8 @@ impl ContainerAttrs {
                         versioning.set(span, lit.value);
                     } else if meta.path == OPTIMISTIC_CONCURRENCY {
                         concurrency.set(span, parse_concurrency(&meta)?);
+                    } else if meta.path == INDEX {
+                        indexes.push(attr_index::parse_container_index(cx, &meta)?);
                     } else {
                         return Err(meta.error(format!(
                             "unknown odm container attribute `{}`; expected one of {CONTAINER_FORMS}",
@@ -152,6 +159,7 @@ impl ContainerAttrs {
             versioning: versioning.get(),
             concurrency: concurrency.get(),
             rename_all,
+            indexes,
         }
     }
 }
@@ -213,6 +221,8 @@ pub struct FieldAttrs {
     pub rename: Option<String>,
     pub serde_skipped: bool,
     pub flatten: bool,
+    /// `unique`, `index`, `sparse`, `partial(..)`.
+    pub index: FieldIndexAttrs,
 }
 
 impl FieldAttrs {
@@ -221,6 +231,7 @@ impl FieldAttrs {
         let mut rename = None;
         let mut serde_skipped = false;
         let mut flatten = false;
+        let mut index = FieldIndexAttrs::default();
         for attr in &field.attrs {
             if attr.path() == ODM {
                 let result = attr.parse_nested_meta(|meta| {
@@ -228,6 +239,8 @@ impl FieldAttrs {
                     if meta.path == SKIP_VERSIONING {
                         no_value(&meta, SKIP_VERSIONING)?;
                         skip_versioning.set(span, ());
+                    } else if FieldIndexAttrs::accepts(&meta) {
+                        index.parse_key(cx, &meta)?;
                     } else {
                         return Err(meta.error(format!(
                             "unknown odm field attribute `{}`; expected {FIELD_FORMS}",
@@ -266,6 +279,7 @@ impl FieldAttrs {
             rename,
             serde_skipped,
             flatten,
+            index,
         }
     }
 }

@@ -2,5 +2,6 @@
 
 pub use crate::document::Document;
 pub use crate::error::{ValidationError, ValidationErrors};
+pub use crate::index::{Condition, IndexSpec, PartialOp, PartialValue};
 pub use crate::meta::{Concurrency, Meta, Versioning};
 pub use core;

@@ -1,5 +1,6 @@
 //! Code generation: the `Document` impl, holding data and a little glue.
 
+pub(crate) mod indexes;
 mod meta;
 
 use proc_macro2::TokenStream;
