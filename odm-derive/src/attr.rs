@@ -4,6 +4,7 @@ use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::{Ident, LitBool, LitStr, Token};
 
+use crate::attr_index::{self, FieldIndexAttrs, IndexAttr};
 use crate::case::RenameRule;
 use crate::ctxt::Ctxt;
 use crate::symbol::*;
@@ -55,13 +56,16 @@ pub struct ContainerAttrs {
     pub versioning: Option<(Span, bool)>,
     pub concurrency: Option<(Span, ConcurrencyAttr)>,
     pub rename_all: Option<RenameRule>,
+    /// The `index(..)` attributes, in order.
+    pub indexes: Vec<IndexAttr>,
 }
 
 const CONTAINER_FORMS: &str = "`collection = \"name\"`, `version_key = \"name\"`, \
 `versioning = false`, `optimistic_concurrency`, \
-`optimistic_concurrency(include(field, ..))`, `optimistic_concurrency(exclude(field, ..))`";
+`optimistic_concurrency(include(field, ..))`, `optimistic_concurrency(exclude(field, ..))`, \
+`index(keys(field = 1, ..), unique, sparse, partial(..), name = \"..\")`";
 
-const FIELD_FORMS: &str = "`skip_versioning`";
+const FIELD_FORMS: &str = "`skip_versioning`, `unique`, `index`, `sparse`, `partial(..)`";
 
 fn string_value(meta: &ParseNestedMeta, name: Symbol) -> syn::Result<LitStr> {
     let form = || format!("expected `{name} = \"...\"`");
@@ -87,6 +91,7 @@ impl ContainerAttrs {
         let mut versioning = Attr::none(cx, VERSIONING);
         let mut concurrency = Attr::none(cx, OPTIMISTIC_CONCURRENCY);
         let mut rename_all = None;
+        let mut indexes = Vec::new();
 
         for attr in &input.attrs {
             if attr.path() == ODM {
@@ -118,6 +123,8 @@ impl ContainerAttrs {
                             versioning.set(span, lit.value);
                         } else if meta.path == OPTIMISTIC_CONCURRENCY {
                             concurrency.set(span, parse_concurrency(meta)?);
+                        } else if meta.path == INDEX {
+                            indexes.push(attr_index::parse_container_index(cx, meta)?);
                         } else {
                             return Err(meta.error(format!(
                                 "unknown odm container attribute `{}`; expected one of {CONTAINER_FORMS}",
@@ -155,6 +162,7 @@ impl ContainerAttrs {
             versioning: versioning.get(),
             concurrency: concurrency.get(),
             rename_all,
+            indexes,
         }
     }
 }
@@ -225,6 +233,8 @@ pub struct FieldAttrs {
     pub rename_span: Option<Span>,
     pub serde_skipped: bool,
     pub flatten: bool,
+    /// `unique`, `index`, `sparse`, `partial(..)`.
+    pub index: FieldIndexAttrs,
 }
 
 impl FieldAttrs {
@@ -234,6 +244,7 @@ impl FieldAttrs {
         let mut rename_span = None;
         let mut serde_skipped = false;
         let mut flatten = false;
+        let mut index = FieldIndexAttrs::default();
         for attr in &field.attrs {
             if attr.path() == ODM {
                 let result = attr.parse_nested_meta(|meta| {
@@ -245,6 +256,8 @@ impl FieldAttrs {
                         if meta.path == SKIP_VERSIONING {
                             no_value(meta, SKIP_VERSIONING)?;
                             skip_versioning.set(span, ());
+                        } else if FieldIndexAttrs::accepts(meta) {
+                            index.parse_key(cx, meta)?;
                         } else {
                             return Err(meta.error(format!(
                                 "unknown odm field attribute `{}`; expected {FIELD_FORMS}",
@@ -288,6 +301,7 @@ impl FieldAttrs {
             rename_span,
             serde_skipped,
             flatten,
+            index,
         }
     }
 }
@@ -326,7 +340,7 @@ fn skip_serde_value(meta: &ParseNestedMeta) -> syn::Result<()> {
 /// `meta.parse_nested_meta(logic)`, except that after the first error the
 /// rest of the list is consumed: syn would otherwise add an "unexpected
 /// token" error for it once the caller recovers.
-fn nested_first_error(
+pub(crate) fn nested_first_error(
     meta: &ParseNestedMeta,
     mut logic: impl FnMut(ParseNestedMeta) -> syn::Result<()>,
 ) -> syn::Result<()> {

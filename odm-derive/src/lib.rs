@@ -7,8 +7,10 @@
 
 mod ast;
 mod attr;
+mod attr_index;
 mod case;
 mod check;
+mod check_index;
 mod ctxt;
 mod expand;
 mod symbol;

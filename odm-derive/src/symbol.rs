@@ -21,6 +21,14 @@ pub const EXCLUDE: Symbol = Symbol("exclude");
 // Field attributes.
 pub const SKIP_VERSIONING: Symbol = Symbol("skip_versioning");
 
+// Index attributes (field keys, and the container's `index(..)`).
+pub const UNIQUE: Symbol = Symbol("unique");
+pub const INDEX: Symbol = Symbol("index");
+pub const SPARSE: Symbol = Symbol("sparse");
+pub const PARTIAL: Symbol = Symbol("partial");
+pub const KEYS: Symbol = Symbol("keys");
+pub const NAME: Symbol = Symbol("name");
+
 // serde attributes that change BSON names.
 pub const RENAME: Symbol = Symbol("rename");
 pub const RENAME_ALL: Symbol = Symbol("rename_all");

@@ -27,6 +27,9 @@ pub enum Error {
     Validation(ValidationErrors),
     /// The server refused a write because of a unique index (code 11000).
     DuplicateKey(Box<DuplicateKeyError>),
+    /// `sync_indexes` found a declared index in conflict with an existing
+    /// one, or the server refused to create it.
+    Index(Box<crate::index::IndexError>),
     /// A stored document could not be deserialized into the model type.
     Deserialize(Box<DeserializeError>),
     /// The value could not be serialized to BSON.
@@ -42,6 +45,7 @@ impl fmt::Display for Error {
             Error::NotFound(e) => e.fmt(f),
             Error::Validation(e) => e.fmt(f),
             Error::DuplicateKey(e) => e.fmt(f),
+            Error::Index(e) => e.fmt(f),
             Error::Deserialize(e) => e.fmt(f),
             Error::Serialize(e) => write!(f, "cannot serialize the document to BSON: {e}"),
             Error::Driver(e) => e.fmt(f),
@@ -224,6 +228,11 @@ pub struct DuplicateKeyError {
     pub index: Option<String>,
     /// The duplicated key, when the server reports it (e.g. `{ email: "a@b.c" }`).
     pub key: Option<String>,
+    /// The index's key pattern, e.g. `{email: 1}`, when known (boxed to
+    /// keep [`Error`] small).
+    pub key_pattern: Option<Box<BsonDocument>>,
+    /// The duplicated value, e.g. `{email: "a@b.c"}`, when known.
+    pub key_value: Option<Box<BsonDocument>>,
     /// The server's message.
     pub message: String,
 }
@@ -282,24 +291,32 @@ pub(crate) fn from_driver(e: mongodb::error::Error, collection: &str) -> Error {
         _ => None,
     };
     match duplicate {
-        Some(message) => Error::DuplicateKey(Box::new(parse_duplicate(collection, message))),
+        Some(message) => {
+            let mut d = parse_duplicate(collection, message);
+            let details = crate::index::server_details(&e);
+            if d.key.is_none() {
+                d.key = details.key_value.as_ref().map(ToString::to_string);
+            }
+            d.key_pattern = details.key_pattern.map(Box::new);
+            d.key_value = details.key_value.map(Box::new);
+            Error::DuplicateKey(Box::new(d))
+        }
         None => Error::Driver(e),
     }
 }
 
 /// Reads `index: NAME dup key: { ... }` out of the server's E11000 message.
 fn parse_duplicate(collection: &str, message: String) -> DuplicateKeyError {
-    let index = message.find("index: ").map(|at| {
-        let rest = &message[at + "index: ".len()..];
-        rest.split_whitespace().next().unwrap_or("").to_string()
-    });
+    let index = crate::index::index_from_message(&message);
     let key = message
         .find("dup key: ")
         .map(|at| message[at + "dup key: ".len()..].trim().to_string());
     DuplicateKeyError {
         collection: collection.to_string(),
-        index: index.filter(|s| !s.is_empty()),
+        index,
         key: key.filter(|s| !s.is_empty()),
+        key_pattern: None,
+        key_value: None,
         message,
     }
 }

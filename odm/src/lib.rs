@@ -141,6 +141,7 @@ mod diff;
 mod doc;
 mod document;
 mod error;
+pub mod index;
 mod meta;
 mod model;
 mod save;
@@ -158,6 +159,7 @@ pub use error::{
     DeserializeError, DuplicateKeyError, Error, NotFoundError, Result, ValidationError,
     ValidationErrors, VersionError,
 };
+pub use index::{IndexError, SyncReport};
 pub use meta::{Concurrency, Meta, Versioning};
 pub use model::Model;
 pub use save::{BoxFuture, Save};

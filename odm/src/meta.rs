@@ -45,4 +45,6 @@ pub struct Meta {
     pub versioning: Versioning,
     /// `(rust name, BSON name)` of every serialized field, in declaration order.
     pub fields: &'static [(&'static str, &'static str)],
+    /// The declared indexes: field ones in field order, then container ones.
+    pub indexes: &'static [crate::index::IndexSpec],
 }

@@ -76,12 +76,15 @@ async fn insert<T: Document>(
     if let Some(key) = T::__odm_meta().versioning.key {
         stored.append(key, 0i32);
     }
-    let action = doc.model().raw_collection().insert_one(stored);
+    let action = doc.model().raw_collection().insert_one(&stored);
     let result = match session {
         Some(s) => action.session(s).await,
         None => action.await,
     };
-    result.map_err(|e| from_driver(e, doc.model().name()))?;
+    result.map_err(|e| {
+        let e = from_driver(e, doc.model().name());
+        crate::index::complete_insert(e, T::__odm_meta(), &stored)
+    })?;
     doc.commit(plan, true);
     Ok(())
 }

@@ -49,6 +49,7 @@ pub fn impl_document(cont: &Container) -> TokenStream {
         let bson = &f.bson_name;
         quote!((#rust, #bson))
     });
+    let indexes = super::indexes::index_specs(cont);
     quote! {
         impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {
             fn __odm_meta() -> &'static ::odm::__private::Meta {
@@ -61,6 +62,7 @@ pub fn impl_document(cont: &Container) -> TokenStream {
                         skip: &[#(#skip),*],
                     },
                     fields: &[#(#fields),*],
+                    indexes: #indexes,
                 };
                 &META
             }

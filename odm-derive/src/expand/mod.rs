@@ -1,6 +1,7 @@
 //! Code generation: the `Document` impl, holding data and a little glue.
 
 mod bounds;
+pub(crate) mod indexes;
 mod meta;
 
 use proc_macro2::TokenStream;
