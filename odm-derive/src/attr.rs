@@ -4,6 +4,7 @@ use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::{Ident, LitBool, LitStr, Token};
 
+use crate::attr_validate::{ContainerRules, FieldRules};
 use crate::case::RenameRule;
 use crate::ctxt::Ctxt;
 use crate::symbol::*;
@@ -55,13 +56,17 @@ pub struct ContainerAttrs {
     pub versioning: Option<(Span, bool)>,
     pub concurrency: Option<(Span, ConcurrencyAttr)>,
     pub rename_all: Option<RenameRule>,
+    /// `validate = path` cross-field validators.
+    pub validate: ContainerRules,
 }
 
 const CONTAINER_FORMS: &str = "`collection = \"name\"`, `version_key = \"name\"`, \
 `versioning = false`, `optimistic_concurrency`, \
-`optimistic_concurrency(include(field, ..))`, `optimistic_concurrency(exclude(field, ..))`";
+`optimistic_concurrency(include(field, ..))`, `optimistic_concurrency(exclude(field, ..))`, \
+`validate = path::to_fn`";
 
-const FIELD_FORMS: &str = "`skip_versioning`";
+const FIELD_FORMS: &str = "`skip_versioning`, `validate = path::to_fn`, `min = n`, `max = n`, \
+`min_len = n`, `max_len = n`, `one_of(\"A\", \"B\")`, `required`, `nested`";
 
 fn string_value(meta: &ParseNestedMeta, name: Symbol) -> syn::Result<LitStr> {
     let form = || format!("expected `{name} = \"...\"`");
@@ -87,6 +92,7 @@ impl ContainerAttrs {
         let mut versioning = Attr::none(cx, VERSIONING);
         let mut concurrency = Attr::none(cx, OPTIMISTIC_CONCURRENCY);
         let mut rename_all = None;
+        let mut validate = ContainerRules::default();
 
         for attr in &input.attrs {
             if attr.path() == ODM {
@@ -117,6 +123,7 @@ impl ContainerAttrs {
                         versioning.set(span, lit.value);
                     } else if meta.path == OPTIMISTIC_CONCURRENCY {
                         concurrency.set(span, parse_concurrency(&meta)?);
+                    } else if validate.parse(&meta)? {
                     } else {
                         return Err(meta.error(format!(
                             "unknown odm container attribute `{}`; expected one of {CONTAINER_FORMS}",
@@ -131,9 +138,8 @@ impl ContainerAttrs {
             } else if attr.path() == SERDE {
                 let result = attr.parse_nested_meta(|meta| {
                     if meta.path == RENAME_ALL {
-                        match serialize_name(&meta)? {
-                            Some(lit) => rename_all = Some(RenameRule::from_lit(&lit)?),
-                            None => {}
+                        if let Some(lit) = serialize_name(&meta)? {
+                            rename_all = Some(RenameRule::from_lit(&lit)?);
                         }
                         Ok(())
                     } else {
@@ -152,6 +158,7 @@ impl ContainerAttrs {
             versioning: versioning.get(),
             concurrency: concurrency.get(),
             rename_all,
+            validate,
         }
     }
 }
@@ -213,6 +220,8 @@ pub struct FieldAttrs {
     pub rename: Option<String>,
     pub serde_skipped: bool,
     pub flatten: bool,
+    /// Validation keys, in the order written.
+    pub validate: FieldRules,
 }
 
 impl FieldAttrs {
@@ -221,6 +230,7 @@ impl FieldAttrs {
         let mut rename = None;
         let mut serde_skipped = false;
         let mut flatten = false;
+        let mut validate = FieldRules::default();
         for attr in &field.attrs {
             if attr.path() == ODM {
                 let result = attr.parse_nested_meta(|meta| {
@@ -228,6 +238,7 @@ impl FieldAttrs {
                     if meta.path == SKIP_VERSIONING {
                         no_value(&meta, SKIP_VERSIONING)?;
                         skip_versioning.set(span, ());
+                    } else if validate.parse(cx, &meta)? {
                     } else {
                         return Err(meta.error(format!(
                             "unknown odm field attribute `{}`; expected {FIELD_FORMS}",
@@ -266,6 +277,7 @@ impl FieldAttrs {
             rename,
             serde_skipped,
             flatten,
+            validate,
         }
     }
 }

@@ -21,6 +21,16 @@ pub const EXCLUDE: Symbol = Symbol("exclude");
 // Field attributes.
 pub const SKIP_VERSIONING: Symbol = Symbol("skip_versioning");
 
+// Validation (field and container `validate`, field built-ins).
+pub const VALIDATE: Symbol = Symbol("validate");
+pub const MIN: Symbol = Symbol("min");
+pub const MAX: Symbol = Symbol("max");
+pub const MIN_LEN: Symbol = Symbol("min_len");
+pub const MAX_LEN: Symbol = Symbol("max_len");
+pub const ONE_OF: Symbol = Symbol("one_of");
+pub const REQUIRED: Symbol = Symbol("required");
+pub const NESTED: Symbol = Symbol("nested");
+
 // serde attributes that change BSON names.
 pub const RENAME: Symbol = Symbol("rename");
 pub const RENAME_ALL: Symbol = Symbol("rename_all");

@@ -3,4 +3,5 @@
 pub use crate::document::Document;
 pub use crate::error::{ValidationError, ValidationErrors};
 pub use crate::meta::{Concurrency, Meta, Versioning};
+pub use crate::validate;
 pub use core;

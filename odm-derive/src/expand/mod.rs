@@ -1,6 +1,7 @@
 //! Code generation: the `Document` impl, holding data and a little glue.
 
 mod meta;
+pub mod validate;
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -17,7 +18,11 @@ pub fn derive_document(input: &DeriveInput) -> TokenStream {
         check::check(&cx, container);
     }
     match (cx.check(), container) {
-        (Ok(()), Some(container)) => wrap(meta::impl_document(&container)),
+        (Ok(()), Some(container)) => {
+            let document = meta::impl_document(&container);
+            let validate = validate::impl_validate(&container);
+            wrap(quote!(#document #validate))
+        }
         (Err(errors), _) => errors_with_stub(input, errors),
         (Ok(()), None) => unreachable!("a missing container always records an error"),
     }
@@ -39,12 +44,14 @@ fn errors_with_stub(input: &DeriveInput, errors: Vec<syn::Error>) -> TokenStream
     let compile_errors = errors.iter().map(syn::Error::to_compile_error);
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let validate_stub = validate::stub(input);
     let stub = wrap(quote! {
         impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {
             fn __odm_meta() -> &'static ::odm::__private::Meta {
                 ::core::unreachable!()
             }
         }
+        #validate_stub
     });
     quote! {
         #(#compile_errors)*
