@@ -5,6 +5,7 @@ use syn::meta::ParseNestedMeta;
 use syn::{Ident, LitBool, LitStr, Token};
 
 use crate::attr_index::{self, FieldIndexAttrs, IndexAttr};
+use crate::attr_validate::{ContainerRules, FieldRules};
 use crate::case::RenameRule;
 use crate::ctxt::Ctxt;
 use crate::symbol::*;
@@ -58,14 +59,19 @@ pub struct ContainerAttrs {
     pub rename_all: Option<RenameRule>,
     /// The `index(..)` attributes, in order.
     pub indexes: Vec<IndexAttr>,
+    /// `validate = path` cross-field validators.
+    pub validate: ContainerRules,
 }
 
 const CONTAINER_FORMS: &str = "`collection = \"name\"`, `version_key = \"name\"`, \
 `versioning = false`, `optimistic_concurrency`, \
 `optimistic_concurrency(include(field, ..))`, `optimistic_concurrency(exclude(field, ..))`, \
-`index(keys(field = 1, ..), unique, sparse, partial(..), name = \"..\")`";
+`index(keys(field = 1, ..), unique, sparse, partial(..), name = \"..\")`, \
+`validate = path::to_fn`";
 
-const FIELD_FORMS: &str = "`skip_versioning`, `unique`, `index`, `sparse`, `partial(..)`";
+const FIELD_FORMS: &str = "`skip_versioning`, `unique`, `index`, `sparse`, `partial(..)`, \
+`validate = path::to_fn`, `min = n`, `max = n`, `min_len = n`, `max_len = n`, \
+`one_of(\"A\", \"B\")`, `required`, `nested`";
 
 fn string_value(meta: &ParseNestedMeta, name: Symbol) -> syn::Result<LitStr> {
     let form = || format!("expected `{name} = \"...\"`");
@@ -92,6 +98,7 @@ impl ContainerAttrs {
         let mut concurrency = Attr::none(cx, OPTIMISTIC_CONCURRENCY);
         let mut rename_all = None;
         let mut indexes = Vec::new();
+        let mut validate = ContainerRules::default();
 
         for attr in &input.attrs {
             if attr.path() == ODM {
@@ -125,6 +132,7 @@ impl ContainerAttrs {
                             concurrency.set(span, parse_concurrency(meta)?);
                         } else if meta.path == INDEX {
                             indexes.push(attr_index::parse_container_index(cx, meta)?);
+                        } else if validate.parse(meta)? {
                         } else {
                             return Err(meta.error(format!(
                                 "unknown odm container attribute `{}`; expected one of {CONTAINER_FORMS}",
@@ -163,6 +171,7 @@ impl ContainerAttrs {
             concurrency: concurrency.get(),
             rename_all,
             indexes,
+            validate,
         }
     }
 }
@@ -235,6 +244,8 @@ pub struct FieldAttrs {
     pub flatten: bool,
     /// `unique`, `index`, `sparse`, `partial(..)`.
     pub index: FieldIndexAttrs,
+    /// Validation keys, in the order written.
+    pub validate: FieldRules,
 }
 
 impl FieldAttrs {
@@ -245,6 +256,7 @@ impl FieldAttrs {
         let mut serde_skipped = false;
         let mut flatten = false;
         let mut index = FieldIndexAttrs::default();
+        let mut validate = FieldRules::default();
         for attr in &field.attrs {
             if attr.path() == ODM {
                 let result = attr.parse_nested_meta(|meta| {
@@ -258,6 +270,7 @@ impl FieldAttrs {
                             skip_versioning.set(span, ());
                         } else if FieldIndexAttrs::accepts(meta) {
                             index.parse_key(cx, meta)?;
+                        } else if validate.parse(cx, meta)? {
                         } else {
                             return Err(meta.error(format!(
                                 "unknown odm field attribute `{}`; expected {FIELD_FORMS}",
@@ -302,6 +315,7 @@ impl FieldAttrs {
             serde_skipped,
             flatten,
             index,
+            validate,
         }
     }
 }

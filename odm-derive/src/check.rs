@@ -14,6 +14,7 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     check_skip_versioning(cx, cont);
     check_version_key_free(cx, cont);
     crate::check_index::check(cx, cont);
+    crate::check_validate::check(cx, cont);
 }
 
 /// A document needs a field stored as `_id`.

@@ -8,9 +8,11 @@
 mod ast;
 mod attr;
 mod attr_index;
+mod attr_validate;
 mod case;
 mod check;
 mod check_index;
+mod check_validate;
 mod ctxt;
 mod expand;
 mod symbol;
@@ -23,4 +25,14 @@ use syn::{parse_macro_input, DeriveInput};
 pub fn derive_document(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand::derive_document(&input).into()
+}
+
+/// Derives `odm::Validate` for an embedded sub-document: the same field
+/// attributes (`validate = path`, `min`, `max`, `min_len`, `max_len`,
+/// `one_of(..)`, `required`, `nested`) and container `validate = path`
+/// as a document. A field holding it is marked `#[odm(nested)]`.
+#[proc_macro_derive(Validate, attributes(odm))]
+pub fn derive_validate(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand::validate::derive_validate(&input).into()
 }

@@ -28,6 +28,15 @@ pub const SPARSE: Symbol = Symbol("sparse");
 pub const PARTIAL: Symbol = Symbol("partial");
 pub const KEYS: Symbol = Symbol("keys");
 pub const NAME: Symbol = Symbol("name");
+// Validation (field and container `validate`, field built-ins).
+pub const VALIDATE: Symbol = Symbol("validate");
+pub const MIN: Symbol = Symbol("min");
+pub const MAX: Symbol = Symbol("max");
+pub const MIN_LEN: Symbol = Symbol("min_len");
+pub const MAX_LEN: Symbol = Symbol("max_len");
+pub const ONE_OF: Symbol = Symbol("one_of");
+pub const REQUIRED: Symbol = Symbol("required");
+pub const NESTED: Symbol = Symbol("nested");
 
 // serde attributes that change BSON names.
 pub const RENAME: Symbol = Symbol("rename");

@@ -4,6 +4,7 @@ pub use crate::document::Document;
 pub use crate::error::{ValidationError, ValidationErrors};
 pub use crate::index::{Condition, IndexSpec, PartialOp, PartialValue};
 pub use crate::meta::{Concurrency, Meta, Versioning};
+pub use crate::validate;
 pub use core;
 pub use serde::de::DeserializeOwned;
 pub use serde::Serialize;

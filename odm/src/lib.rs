@@ -126,6 +126,13 @@
 //! A failed save leaves the [`Doc`] as it was: its changes stay pending and
 //! its version unchanged, so it can be reloaded or saved again.
 //!
+//! ## Validation
+//!
+//! `#[odm(min = 18)]`, `min_len`, `max_len`, `max`, `one_of(..)`,
+//! `required`, custom `validate = path` on fields and on the struct, and
+//! `nested` for embedded structs deriving [`Validate`]: see [`validate`].
+//! They run before every insert and update; a failure sends nothing.
+//!
 //! ## Errors
 //!
 //! [`Error`] is `#[non_exhaustive]`; the variants to match on are
@@ -145,6 +152,7 @@ pub mod index;
 mod meta;
 mod model;
 mod save;
+pub mod validate;
 mod versioning;
 
 #[doc(hidden)]
@@ -163,15 +171,21 @@ pub use index::{IndexError, SyncReport};
 pub use meta::{Concurrency, Meta, Versioning};
 pub use model::Model;
 pub use save::{BoxFuture, Save};
+pub use validate::Validate;
 
 /// `#[derive(Document)]`; see the [crate documentation](crate).
 pub use odm_derive::Document;
+
+/// `#[derive(Validate)]` for embedded sub-documents; see [`validate`].
+pub use odm_derive::Validate;
 
 pub use mongodb::bson;
 
 /// Everything a model file needs: `use odm::prelude::*;`.
 pub mod prelude {
-    pub use crate::{Doc, Document, Error, Model, Result, ValidationError, ValidationErrors};
+    pub use crate::{
+        Doc, Document, Error, Model, Result, Validate, ValidationError, ValidationErrors,
+    };
     pub use mongodb::bson::oid::ObjectId;
     pub use mongodb::bson::{doc, rawdoc};
 }

@@ -50,8 +50,10 @@ pub fn impl_document(cont: &Container) -> TokenStream {
         quote!((#rust, #bson))
     });
     let indexes = super::indexes::index_specs(cont);
+    let validate = super::validate::document_method(cont);
     quote! {
         impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {
+            #validate
             fn __odm_meta() -> &'static ::odm::__private::Meta {
                 static META: ::odm::__private::Meta = ::odm::__private::Meta {
                     name: #name,

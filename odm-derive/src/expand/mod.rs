@@ -3,6 +3,7 @@
 mod bounds;
 pub(crate) mod indexes;
 mod meta;
+pub mod validate;
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -19,7 +20,11 @@ pub fn derive_document(input: &DeriveInput) -> TokenStream {
         check::check(&cx, container);
     }
     match (cx.check(), container) {
-        (Ok(()), Some(container)) => wrap(meta::impl_document(&container)),
+        (Ok(()), Some(container)) => {
+            let document = meta::impl_document(&container);
+            let validate = validate::impl_validate(&container);
+            wrap(quote!(#document #validate))
+        }
         (Err(errors), _) => errors_with_stub(input, errors),
         (Ok(()), None) => unreachable!("a missing container always records an error"),
     }
@@ -46,12 +51,14 @@ fn errors_with_stub(input: &DeriveInput, errors: Vec<syn::Error>) -> TokenStream
     let generics = bounds::with_document_bounds(input, true);
     let (_, ty_generics, _) = input.generics.split_for_impl();
     let (impl_generics, _, where_clause) = generics.split_for_impl();
+    let validate_stub = validate::stub(input);
     let stub = wrap(quote! {
         impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {
             fn __odm_meta() -> &'static ::odm::__private::Meta {
                 ::core::unreachable!()
             }
         }
+        #validate_stub
     });
     quote! {
         #(#compile_errors)*
