@@ -10,15 +10,38 @@ use odm::prelude::*;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
-#[odm(collection = "users", optimistic_concurrency)]
+#[odm(collection = "users", optimistic_concurrency, validate = Self::avatar_rules)]
 pub struct User {
     #[serde(rename = "_id")]
     pub id: ObjectId,
+    #[odm(unique)]
     pub email: String,
+    #[odm(one_of("NEW", "APPROVED", "BANNED"))]
     pub status: String,
+    #[odm(validate = https_only)]
     pub avatar: Option<String>,
     #[serde(default)]
     pub tags: Vec<String>,
+}
+
+impl User {
+    /// A rule across fields: it must hold in the database, not only in one copy.
+    fn avatar_rules(&self) -> Result<(), ValidationError> {
+        if self.status == "APPROVED" && self.avatar.is_none() {
+            return Err(ValidationError::new(
+                "avatar",
+                "required when status is APPROVED",
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn https_only(avatar: &Option<String>) -> Result<(), String> {
+    match avatar {
+        Some(url) if !url.starts_with("https://") => Err("must be an https URL".into()),
+        _ => Ok(()),
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
@@ -44,9 +67,12 @@ async fn main() -> odm::Result<()> {
     let client = mongodb::Client::with_uri_str(&uri).await?;
     let db = client.database(&format!("odm_demo_{}", std::process::id()));
 
+    let users = User::model(&db);
+    let report = users.sync_indexes().await?;
+    println!("indexes created: {:?}\n", report.created);
+
     // 1. A stale copy never overwrites a newer one.
     println!("1. Two requests load the same user; both change it.");
-    let users = User::model(&db);
     let id = ObjectId::new();
     users
         .create(User {
@@ -117,6 +143,57 @@ async fn main() -> odm::Result<()> {
         Err(Error::Version(e)) => println!("  B refused: {e}"),
         other => panic!("expected a version error, got {other:?}"),
     }
+
+    // 4. Two sign-ups with one email at once: the unique index decides.
+    println!("\n4. Ten requests sign up the same email at once.");
+    let mut tasks = Vec::new();
+    for _ in 0..10 {
+        let users = users.clone();
+        tasks.push(tokio::spawn(async move {
+            users
+                .create(User {
+                    id: ObjectId::new(),
+                    email: "bob@example.com".into(),
+                    status: "NEW".into(),
+                    avatar: None,
+                    tags: vec![],
+                })
+                .await
+        }));
+    }
+    let (mut created, mut duplicates) = (0, 0);
+    for task in tasks {
+        match task.await.expect("task") {
+            Ok(_) => created += 1,
+            Err(Error::DuplicateKey(e)) => {
+                duplicates += 1;
+                if duplicates == 1 {
+                    println!("  refused: {e}");
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    println!("  {created} created, {duplicates} refused as duplicates");
+
+    // 5. Validators run before every write; nothing is sent on failure.
+    println!("\n5. Approving a user whose avatar is not https.");
+    let mut bob = users
+        .find_one(doc! { "email": "bob@example.com" })
+        .await?
+        .expect("stored");
+    bob.status = "APPROVED".into();
+    bob.avatar = Some("http://insecure.example.com/bob.png".into());
+    match bob.save().await {
+        Err(Error::Validation(e)) => println!("  refused before sending: {e}"),
+        other => panic!("expected a validation error, got {other:?}"),
+    }
+    bob.avatar = Some("https://img.example.com/bob.png".into());
+    bob.save().await?;
+    println!(
+        "  with an https avatar it saves: version {:?}",
+        bob.version()
+    );
 
     let _ = db.drop().await;
     client.shutdown().await;
