@@ -87,6 +87,13 @@ pub(crate) fn diff(old: &RawDocument, new: &RawDocument) -> Result<Vec<Change>, 
     Ok(out)
 }
 
+/// The fields of a document, in stored order.
+type Entries<'a> = Vec<(&'a str, RawBsonRef<'a>)>;
+
+fn entries(doc: &RawDocument) -> Result<Entries<'_>, Error> {
+    doc.iter().collect::<Result<_, _>>().map_err(raw_error)
+}
+
 pub(crate) fn diff_document(
     old: &RawDocument,
     new: &RawDocument,
@@ -94,19 +101,26 @@ pub(crate) fn diff_document(
     positional: bool,
     out: &mut Vec<Change>,
 ) -> Result<(), Error> {
-    for entry in new.iter() {
-        let (key, after) = entry.map_err(raw_error)?;
-        let path = join(prefix, key);
-        let before = old.get(key).map_err(raw_error)?;
-        match before {
-            None => set(out, path, after, positional)?,
-            Some(before) if same(before, after) => {}
-            Some(before) => diff_value(before, after, path, positional, out)?,
+    // Each document is parsed once; lookups then compare keys only. A key
+    // resolves to its first occurrence, as `RawDocument::get` does.
+    let before = entries(old)?;
+    let after = entries(new)?;
+    let mut found = vec![false; before.len()];
+    for &(key, value) in &after {
+        match before.iter().position(|(k, _)| *k == key) {
+            None => set(out, join(prefix, key), value, positional)?,
+            Some(i) => {
+                found[i] = true;
+                let previous = before[i].1;
+                if !same(previous, value) {
+                    diff_value(previous, value, join(prefix, key), positional, out)?;
+                }
+            }
         }
     }
-    for entry in old.iter() {
-        let (key, _) = entry.map_err(raw_error)?;
-        if new.get(key).map_err(raw_error)?.is_none() {
+    for (&(key, _), found) in before.iter().zip(found) {
+        // An entry not found may still share its key with one that was.
+        if !found && !after.iter().any(|(k, _)| *k == key) {
             out.push(Change {
                 op: Op::Unset,
                 path: join(prefix, key),
@@ -166,3 +180,6 @@ fn is_document(value: RawBsonRef<'_>) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod lookup_tests;
