@@ -143,6 +143,7 @@ mod document;
 mod error;
 mod meta;
 mod model;
+mod rawser;
 mod save;
 mod versioning;
 
