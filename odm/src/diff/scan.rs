@@ -116,7 +116,8 @@ pub(crate) fn elements(doc: &[u8]) -> Result<Vec<Elem<'_>>, Error> {
         return Err(raw_error("bad document length"));
     }
     let end = len - 1;
-    let mut out = Vec::new();
+    // A guess that avoids regrowing for small documents.
+    let mut out = Vec::with_capacity((len / 8).clamp(4, 64));
     let mut at = 4;
     while at < end {
         let tag = doc[at];

@@ -102,12 +102,14 @@ impl Writer {
 
     /// Starts an element: its type byte (set later) and its key.
     fn key(&mut self, key: &str) -> Result<()> {
-        if key.as_bytes().contains(&0) {
+        let key = key.as_bytes();
+        if key.contains(&0) {
             return Err(GiveUp);
         }
+        self.bytes.reserve(key.len() + 2);
         self.type_index = self.bytes.len();
         self.bytes.push(0);
-        self.bytes.extend_from_slice(key.as_bytes());
+        self.bytes.extend_from_slice(key);
         self.bytes.push(0);
         Ok(())
     }
