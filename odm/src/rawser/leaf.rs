@@ -5,13 +5,38 @@ use serde::ser::{self, Impossible, Serialize};
 
 use super::{GiveUp, Result, Step, Struct, Writer};
 
-fn hex_digit(c: u8) -> Result<u8> {
-    match c {
-        b'0'..=b'9' => Ok(c - b'0'),
-        b'a'..=b'f' => Ok(c - b'a' + 10),
-        b'A'..=b'F' => Ok(c - b'A' + 10),
-        _ => Err(GiveUp),
+/// The value of each hex digit (either case); 0xFF for anything else.
+const HEX: [u8; 256] = {
+    let mut table = [0xFF; 256];
+    let mut i = 0;
+    while i < 10 {
+        table[b'0' as usize + i] = i as u8;
+        i += 1;
     }
+    let mut i = 0;
+    while i < 6 {
+        table[b'a' as usize + i] = 10 + i as u8;
+        table[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    table
+};
+
+/// The 12 bytes of an ObjectId written as 24 hex digits.
+fn parse_oid(hex: &[u8]) -> Result<[u8; 12]> {
+    let hex: &[u8; 24] = hex.try_into().map_err(|_| GiveUp)?;
+    let mut bytes = [0u8; 12];
+    let mut bad = 0u8;
+    for (i, b) in bytes.iter_mut().enumerate() {
+        let (hi, lo) = (HEX[hex[2 * i] as usize], HEX[hex[2 * i + 1] as usize]);
+        bad |= hi | lo;
+        *b = hi << 4 | lo;
+    }
+    // A valid digit is < 16, so the high bits stay clear.
+    if bad & 0xF0 != 0 {
+        return Err(GiveUp);
+    }
+    Ok(bytes)
 }
 
 /// The value of a `$oid`, `$date` or `$numberLong` field.
@@ -38,14 +63,7 @@ impl<'a> ser::Serializer for Extended<'a> {
     fn serialize_str(self, v: &str) -> Result<()> {
         match self.step {
             Step::Oid => {
-                let hex = v.as_bytes();
-                if hex.len() != 24 {
-                    return Err(GiveUp);
-                }
-                let mut bytes = [0u8; 12];
-                for (i, b) in bytes.iter_mut().enumerate() {
-                    *b = hex_digit(hex[2 * i])? << 4 | hex_digit(hex[2 * i + 1])?;
-                }
+                let bytes = parse_oid(v.as_bytes())?;
                 self.w.bytes.extend_from_slice(&bytes);
                 Ok(())
             }

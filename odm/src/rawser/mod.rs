@@ -106,11 +106,17 @@ impl Writer {
         if key.contains(&0) {
             return Err(GiveUp);
         }
-        self.bytes.reserve(key.len() + 2);
         self.type_index = self.bytes.len();
-        self.bytes.push(0);
-        self.bytes.extend_from_slice(key);
-        self.bytes.push(0);
+        if key.len() < 30 {
+            // Type placeholder, key and NUL in one copy.
+            let mut element = [0u8; 32];
+            element[1..=key.len()].copy_from_slice(key);
+            self.bytes.extend_from_slice(&element[..key.len() + 2]);
+        } else {
+            self.bytes.push(0);
+            self.bytes.extend_from_slice(key);
+            self.bytes.push(0);
+        }
         Ok(())
     }
 

@@ -235,3 +235,38 @@ fn errors_are_left_to_bson() {
     assert!(mongodb::bson::to_vec(&Field { v: u64::MAX }).is_err());
     assert!(mongodb::bson::to_vec(&nul).is_err());
 }
+
+#[test]
+fn object_ids_in_either_case_are_read_and_bad_hex_gives_up() {
+    #[derive(Serialize)]
+    #[serde(rename = "$oid")]
+    struct Oid {
+        #[serde(rename = "$oid")]
+        hex: &'static str,
+    }
+    #[derive(Serialize)]
+    struct Field {
+        v: Oid,
+    }
+    let upper = Field {
+        v: Oid {
+            hex: "65A1B2C3D4E5F60718293A4B",
+        },
+    };
+    same_bytes(&upper);
+    for bad in [
+        "65a1b2c3d4e5f60718293a4g",
+        "65a1",
+        "65a1b2c3d4e5f60718293a4b00",
+        "65a1b2c3d4e5f60718293a4ß",
+    ] {
+        gives_up(&Field {
+            v: Oid { hex: bad },
+        });
+    }
+    // A key of 30 or more bytes takes the other branch.
+    let long = "k".repeat(40);
+    let mut map = BTreeMap::new();
+    map.insert(long, ObjectId::from_bytes([0xAB; 12]));
+    same_bytes(&map);
+}
