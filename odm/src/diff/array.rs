@@ -11,7 +11,7 @@ use crate::error::Error;
 fn to_array(values: &[Elem<'_>]) -> Result<Bson, Error> {
     values
         .iter()
-        .map(Elem::to_bson)
+        .map(|e| e.decode())
         .collect::<Result<Vec<_>, _>>()
         .map(Bson::Array)
 }
@@ -54,7 +54,7 @@ pub(super) fn diff_array(
                 out.push(Change {
                     op: Op::Set,
                     path: at,
-                    value: a.to_bson()?,
+                    value: a.decode()?,
                     positional: true,
                 })
             }

@@ -141,7 +141,7 @@ fn set(
     out.push(Change {
         op: Op::Set,
         path,
-        value: value.to_bson()?,
+        value: value.decode()?,
         positional,
     });
     Ok(())

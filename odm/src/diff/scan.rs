@@ -40,7 +40,7 @@ impl<'a> Elem<'a> {
     }
 
     /// The value decoded by `bson` (validated).
-    pub fn to_bson(&self) -> Result<Bson, Error> {
+    pub fn decode(self) -> Result<Bson, Error> {
         // A one-element document around the value, read back by `bson`.
         let len = 4 + 1 + 1 + self.value.len() + 1;
         let mut bytes = Vec::with_capacity(len);

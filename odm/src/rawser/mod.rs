@@ -468,10 +468,7 @@ impl ser::SerializeStruct for Struct<'_> {
                     (Step::NumberLong, "$numberLong") => Step::NumberLong,
                     _ => return Err(GiveUp),
                 };
-                value.serialize(Extended {
-                    w: &mut **w,
-                    step: next,
-                })?;
+                value.serialize(Extended { w, step: next })?;
                 *step = Step::Done;
                 Ok(())
             }
