@@ -18,6 +18,21 @@ pub(crate) struct Loaded<T> {
 
 /// Serializes a value to raw BSON.
 pub(crate) fn to_raw<T: Serialize>(value: &T) -> Result<RawDocumentBuf, Error> {
+    to_raw_sized(value, 0)
+}
+
+/// Serializes a value to raw BSON, expecting about `capacity` bytes. The
+/// fast path writes exactly what `bson` would; whatever it does not cover
+/// (and every error) goes through `bson` itself.
+pub(crate) fn to_raw_sized<T: Serialize>(
+    value: &T,
+    capacity: usize,
+) -> Result<RawDocumentBuf, Error> {
+    if let Some(bytes) = crate::rawser::to_vec(value, capacity) {
+        if let Ok(raw) = RawDocumentBuf::from_bytes(bytes) {
+            return Ok(raw);
+        }
+    }
     Ok(mongodb::bson::to_raw_document_buf(value)?)
 }
 
@@ -48,7 +63,7 @@ pub(crate) fn load<T: Document>(raw: &RawDocument, collection: &str) -> Result<L
         Ok(value) => value,
         Err(e) => return Err(deserialize_error::<T>(raw, collection, e.to_string())),
     };
-    let snapshot = to_raw(&value)?;
+    let snapshot = to_raw_sized(&value, raw.as_bytes().len())?;
     let version = read_version(raw, T::__odm_meta().versioning.key);
     Ok(Loaded {
         value,

@@ -125,7 +125,11 @@ impl<T: Document> Doc<T> {
     }
 
     pub(crate) fn plan(&self) -> Result<Plan> {
-        let current = codec::to_raw(&self.value)?;
+        let capacity = self
+            .snapshot
+            .as_ref()
+            .map_or(0, |s| s.as_bytes().len() + 64);
+        let current = codec::to_raw_sized(&self.value, capacity)?;
         let changes = match &self.snapshot {
             Some(snapshot) => diff::diff(snapshot, &current)?,
             None => Vec::new(),

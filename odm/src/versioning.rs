@@ -126,30 +126,25 @@ pub(crate) fn filter(
 
 /// The update document of a save; empty when nothing is to be written.
 pub(crate) fn update(changes: &[Change], key: Option<&str>, effect: Effect) -> Document {
-    let mut set = Document::new();
-    let mut unset = Document::new();
-    let mut push = Document::new();
-    let mut pull_all = Document::new();
-    let mut pull = Document::new();
+    // One body per operator, in this order, made only when used.
+    const OPS: [&str; 5] = ["$set", "$unset", "$push", "$pullAll", "$pull"];
+    let mut bodies: [Option<Document>; 5] = Default::default();
     for c in changes {
         let value = c.value.clone();
-        match c.op {
-            Op::Set => set.insert(c.path.clone(), value),
-            Op::Unset => unset.insert(c.path.clone(), value),
-            Op::Push => push.insert(c.path.clone(), doc! { "$each": value }),
-            Op::PullAll => pull_all.insert(c.path.clone(), value),
-            Op::PullIds => pull.insert(c.path.clone(), doc! { "_id": { "$in": value } }),
+        let (slot, value) = match c.op {
+            Op::Set => (0, value),
+            Op::Unset => (1, value),
+            Op::Push => (2, Bson::Document(doc! { "$each": value })),
+            Op::PullAll => (3, value),
+            Op::PullIds => (4, Bson::Document(doc! { "_id": { "$in": value } })),
         };
+        bodies[slot]
+            .get_or_insert_with(Document::new)
+            .insert(c.path.clone(), value);
     }
     let mut update = Document::new();
-    for (op, body) in [
-        ("$set", set),
-        ("$unset", unset),
-        ("$push", push),
-        ("$pullAll", pull_all),
-        ("$pull", pull),
-    ] {
-        if !body.is_empty() {
+    for (op, body) in OPS.into_iter().zip(bodies) {
+        if let Some(body) = body.filter(|b| !b.is_empty()) {
             update.insert(op, body);
         }
     }
@@ -161,3 +156,6 @@ pub(crate) fn update(changes: &[Change], key: Option<&str>, effect: Effect) -> D
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod update_tests;

@@ -2,30 +2,24 @@
 //! an append is a `$push`, a clean removal a `$pullAll` / `$pull`, an
 //! in-place edit a positional `$set`, anything else a `$set` of the array.
 
-use mongodb::bson::raw::{RawArray, RawBsonRef};
 use mongodb::bson::Bson;
 
-use super::{diff_document, id_of, is_document, raw_error, same, to_bson, Change, Op};
+use super::scan::{elements, Elem};
+use super::{diff_document, Change, Op};
 use crate::error::Error;
 
-fn elements(array: &RawArray) -> Result<Vec<RawBsonRef<'_>>, Error> {
-    array
-        .into_iter()
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(raw_error)
-}
-
-fn to_array(values: &[RawBsonRef<'_>]) -> Result<Bson, Error> {
+fn to_array(values: &[Elem<'_>]) -> Result<Bson, Error> {
     values
         .iter()
-        .map(|v| to_bson(*v))
+        .map(|e| e.decode())
         .collect::<Result<Vec<_>, _>>()
         .map(Bson::Array)
 }
 
+/// Diffs two arrays given as their bytes (element keys are ignored).
 pub(super) fn diff_array(
-    old: &RawArray,
-    new: &RawArray,
+    old: &[u8],
+    new: &[u8],
     path: String,
     positional: bool,
     out: &mut Vec<Change>,
@@ -37,7 +31,7 @@ pub(super) fn diff_array(
         .iter()
         .zip(&after)
         .take(common)
-        .all(|(b, a)| same(*b, *a));
+        .all(|(b, a)| b.same(a));
 
     if after.len() > before.len() && prefix_same {
         out.push(Change {
@@ -50,25 +44,23 @@ pub(super) fn diff_array(
     }
     if after.len() == before.len() && !has_moves(&before, &after) {
         for (i, (b, a)) in before.iter().zip(&after).enumerate() {
-            if same(*b, *a) {
+            if b.same(a) {
                 continue;
             }
             let at = format!("{path}.{i}");
-            match (b, a) {
-                (RawBsonRef::Document(bd), RawBsonRef::Document(ad)) => {
-                    diff_document(bd, ad, &at, true, out)?
-                }
+            if b.is_document() && a.is_document() {
+                diff_document(b.value, a.value, &at, true, out)?
+            } else if b.is_array() && a.is_array() {
                 // An element that is itself an array: its own in-place
                 // edits, appends and removals, at `a.i.j` / `a.i`.
-                (RawBsonRef::Array(ba), RawBsonRef::Array(aa)) => {
-                    diff_array(ba, aa, at, true, out)?
-                }
-                _ => out.push(Change {
+                diff_array(b.value, a.value, at, true, out)?
+            } else {
+                out.push(Change {
                     op: Op::Set,
                     path: at,
-                    value: to_bson(*a)?,
+                    value: a.decode()?,
                     positional: true,
-                }),
+                })
             }
         }
         return Ok(());
@@ -92,40 +84,40 @@ pub(super) fn diff_array(
 /// with an append): the positions changed, not only the values, so the
 /// array is sent whole. A changed element whose new value left another
 /// changed position is such a move.
-fn has_moves(before: &[RawBsonRef<'_>], after: &[RawBsonRef<'_>]) -> bool {
+fn has_moves(before: &[Elem<'_>], after: &[Elem<'_>]) -> bool {
     let changed: Vec<usize> = (0..before.len())
-        .filter(|&i| !same(before[i], after[i]))
+        .filter(|&i| !before[i].same(&after[i]))
         .collect();
     changed.len() >= 2
         && changed
             .iter()
-            .any(|&i| changed.iter().any(|&j| j != i && same(after[i], before[j])))
+            .any(|&i| changed.iter().any(|&j| j != i && after[i].same(&before[j])))
 }
 
 /// A `$pullAll` / `$pull` when `after` is `before` with some values removed
 /// and no occurrence of a removed value left; `None` otherwise.
 fn removal(
-    before: &[RawBsonRef<'_>],
-    after: &[RawBsonRef<'_>],
+    before: &[Elem<'_>],
+    after: &[Elem<'_>],
     path: &str,
     positional: bool,
 ) -> Result<Option<Change>, Error> {
-    let mut removed: Vec<RawBsonRef<'_>> = Vec::new();
+    let mut removed: Vec<Elem<'_>> = Vec::new();
     let mut kept = 0;
     for b in before {
-        if kept < after.len() && same(*b, after[kept]) {
+        if kept < after.len() && b.same(&after[kept]) {
             kept += 1;
         } else {
             removed.push(*b);
         }
     }
-    if kept != after.len() || removed.iter().any(|r| after.iter().any(|a| same(*r, *a))) {
+    if kept != after.len() || removed.iter().any(|r| after.iter().any(|a| r.same(a))) {
         return Ok(None);
     }
-    let mut distinct: Vec<RawBsonRef<'_>> = Vec::new();
-    if removed.iter().all(|r| !is_document(*r)) {
+    let mut distinct: Vec<Elem<'_>> = Vec::new();
+    if removed.iter().all(|r| !r.is_document()) {
         for r in removed {
-            if !distinct.iter().any(|d| same(*d, r)) {
+            if !distinct.iter().any(|d| d.same(&r)) {
                 distinct.push(r);
             }
         }
@@ -139,13 +131,13 @@ fn removal(
     // Sub-documents are pulled by `_id`: every removed one needs an id, and
     // no kept one may share it (the pull would take it too).
     for r in &removed {
-        let Some(id) = id_of(*r) else {
+        let Some(id) = r.id() else {
             return Ok(None);
         };
-        if after.iter().any(|a| id_of(*a).is_some_and(|k| same(k, id))) {
+        if after.iter().any(|a| a.id().is_some_and(|k| k.same(&id))) {
             return Ok(None);
         }
-        if !distinct.iter().any(|d| same(*d, id)) {
+        if !distinct.iter().any(|d| d.same(&id)) {
             distinct.push(id);
         }
     }

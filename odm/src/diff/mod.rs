@@ -5,10 +5,12 @@
 //! Only changed values are converted to owned [`Bson`].
 
 mod array;
+mod scan;
 
-use mongodb::bson::raw::{RawBsonRef, RawDocument};
-use mongodb::bson::spec::ElementType;
+use mongodb::bson::raw::RawDocument;
 use mongodb::bson::Bson;
+
+use scan::{elements, Elem};
 
 use crate::error::Error;
 
@@ -51,20 +53,6 @@ pub(crate) fn raw_error(e: impl std::fmt::Display) -> Error {
     ))
 }
 
-pub(crate) fn to_bson(value: RawBsonRef<'_>) -> Result<Bson, Error> {
-    Bson::try_from(value).map_err(raw_error)
-}
-
-/// Equality of two stored values, bit for bit (so a NaN equals itself).
-pub(crate) fn same(a: RawBsonRef<'_>, b: RawBsonRef<'_>) -> bool {
-    match (a, b) {
-        (RawBsonRef::Double(x), RawBsonRef::Double(y)) => x.to_bits() == y.to_bits(),
-        (RawBsonRef::Document(x), RawBsonRef::Document(y)) => x.as_bytes() == y.as_bytes(),
-        (RawBsonRef::Array(x), RawBsonRef::Array(y)) => x.as_bytes() == y.as_bytes(),
-        _ => a.element_type() == b.element_type() && a == b,
-    }
-}
-
 fn join(prefix: &str, key: &str) -> String {
     if prefix.is_empty() {
         key.to_string()
@@ -82,34 +70,43 @@ fn join(prefix: &str, key: &str) -> String {
 pub(crate) fn diff(old: &RawDocument, new: &RawDocument) -> Result<Vec<Change>, Error> {
     let mut out = Vec::new();
     if old.as_bytes() != new.as_bytes() {
-        diff_document(old, new, "", false, &mut out)?;
+        diff_document(old.as_bytes(), new.as_bytes(), "", false, &mut out)?;
     }
     Ok(out)
 }
 
+/// Diffs two documents given as their bytes.
 pub(crate) fn diff_document(
-    old: &RawDocument,
-    new: &RawDocument,
+    old: &[u8],
+    new: &[u8],
     prefix: &str,
     positional: bool,
     out: &mut Vec<Change>,
 ) -> Result<(), Error> {
-    for entry in new.iter() {
-        let (key, after) = entry.map_err(raw_error)?;
-        let path = join(prefix, key);
-        let before = old.get(key).map_err(raw_error)?;
-        match before {
-            None => set(out, path, after, positional)?,
-            Some(before) if same(before, after) => {}
-            Some(before) => diff_value(before, after, path, positional, out)?,
+    // Each document is walked once; lookups then compare keys only. A key
+    // resolves to its first occurrence, as `RawDocument::get` does.
+    let before = elements(old)?;
+    let after = elements(new)?;
+    let mut found = vec![false; before.len()];
+    for value in &after {
+        match before.iter().position(|b| b.key == value.key) {
+            None => set(out, join(prefix, value.key_str()?), value, positional)?,
+            Some(i) => {
+                found[i] = true;
+                let previous = &before[i];
+                if !previous.same(value) {
+                    let path = join(prefix, value.key_str()?);
+                    diff_value(previous, value, path, positional, out)?;
+                }
+            }
         }
     }
-    for entry in old.iter() {
-        let (key, _) = entry.map_err(raw_error)?;
-        if new.get(key).map_err(raw_error)?.is_none() {
+    for (entry, found) in before.iter().zip(found) {
+        // An entry not found may still share its key with one that was.
+        if !found && !after.iter().any(|a| a.key == entry.key) {
             out.push(Change {
                 op: Op::Unset,
-                path: join(prefix, key),
+                path: join(prefix, entry.key_str()?),
                 value: Bson::String(String::new()),
                 positional,
             });
@@ -120,49 +117,41 @@ pub(crate) fn diff_document(
 
 /// Two different values at one path.
 fn diff_value(
-    before: RawBsonRef<'_>,
-    after: RawBsonRef<'_>,
+    before: &Elem<'_>,
+    after: &Elem<'_>,
     path: String,
     positional: bool,
     out: &mut Vec<Change>,
 ) -> Result<(), Error> {
-    match (before, after) {
-        (RawBsonRef::Document(b), RawBsonRef::Document(a)) => {
-            diff_document(b, a, &path, positional, out)
-        }
-        (RawBsonRef::Array(b), RawBsonRef::Array(a)) => {
-            array::diff_array(b, a, path, positional, out)
-        }
-        _ => set(out, path, after, positional),
+    if before.is_document() && after.is_document() {
+        diff_document(before.value, after.value, &path, positional, out)
+    } else if before.is_array() && after.is_array() {
+        array::diff_array(before.value, after.value, path, positional, out)
+    } else {
+        set(out, path, after, positional)
     }
 }
 
 fn set(
     out: &mut Vec<Change>,
     path: String,
-    value: RawBsonRef<'_>,
+    value: &Elem<'_>,
     positional: bool,
 ) -> Result<(), Error> {
     out.push(Change {
         op: Op::Set,
         path,
-        value: to_bson(value)?,
+        value: value.decode()?,
         positional,
     });
     Ok(())
 }
 
-/// `true` for a value that is an embedded document carrying an `_id`.
-fn id_of(value: RawBsonRef<'_>) -> Option<RawBsonRef<'_>> {
-    match value {
-        RawBsonRef::Document(d) => d.get("_id").ok().flatten(),
-        _ => None,
-    }
-}
-
-fn is_document(value: RawBsonRef<'_>) -> bool {
-    value.element_type() == ElementType::EmbeddedDocument
-}
-
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod lookup_tests;
+
+#[cfg(test)]
+mod walk_tests;

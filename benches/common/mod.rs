@@ -1,0 +1,168 @@
+//! The three benchmark documents of `SHAPES.md` (S, M, L), built from a
+//! fixed-seed generator so every run measures the same bytes.
+
+#![allow(dead_code)] // each bench binary uses a different part
+
+use odm::bson::raw::RawDocumentBuf;
+use odm::bson::DateTime;
+use odm::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// SplitMix64: small, fast, and the same sequence on every machine.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator with a fixed seed.
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// `len` random lowercase letters and spaces.
+    pub fn string(&mut self, len: usize) -> String {
+        const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz ";
+        (0..len)
+            .map(|_| ALPHABET[(self.next_u64() % ALPHABET.len() as u64) as usize] as char)
+            .collect()
+    }
+
+    pub fn object_id(&mut self) -> ObjectId {
+        let mut bytes = [0u8; 12];
+        bytes[..8].copy_from_slice(&self.next_u64().to_le_bytes());
+        bytes[8..].copy_from_slice(&self.next_u64().to_le_bytes()[..4]);
+        ObjectId::from_bytes(bytes)
+    }
+}
+
+/// A fixed date (2026-01-01T00:00:00Z) plus `offset` milliseconds.
+fn date(offset: i64) -> DateTime {
+    DateTime::from_millis(1_767_225_600_000 + offset)
+}
+
+/// Shape S: 10 scalar fields.
+#[derive(Debug, Clone, Serialize, Deserialize, Document)]
+#[odm(collection = "bench_s", optimistic_concurrency)]
+#[serde(rename_all = "camelCase")]
+pub struct Small {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    pub name: String,
+    pub email: String,
+    pub city: String,
+    pub status: String,
+    pub age: i32,
+    pub score: f64,
+    pub counter: i32,
+    pub active: bool,
+    pub verified: bool,
+    pub created_at: DateTime,
+}
+
+/// One element of `comments`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Comment {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    pub author: String,
+    pub text: String,
+    pub likes: i32,
+}
+
+/// Shapes M and L: 20 scalar fields, comments and tags.
+#[derive(Debug, Clone, Serialize, Deserialize, Document)]
+#[odm(collection = "bench_article", optimistic_concurrency)]
+#[serde(rename_all = "camelCase")]
+pub struct Article {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    pub title: String,
+    pub slug: String,
+    pub author: String,
+    pub email: String,
+    pub category: String,
+    pub summary: String,
+    pub body: String,
+    pub lang: String,
+    pub status: String,
+    pub source: String,
+    pub views: i32,
+    pub score: f64,
+    pub rating: i32,
+    pub counter: i32,
+    pub word_count: i32,
+    pub published: bool,
+    pub featured: bool,
+    pub archived: bool,
+    pub created_at: DateTime,
+    pub updated_at: DateTime,
+    pub comments: Vec<Comment>,
+    pub tags: Vec<String>,
+}
+
+pub fn small(rng: &mut Rng) -> Small {
+    Small {
+        id: rng.object_id(),
+        name: rng.string(16),
+        email: rng.string(24),
+        city: rng.string(12),
+        status: "active".into(),
+        age: 33,
+        score: 1234.5,
+        counter: 0,
+        active: true,
+        verified: false,
+        created_at: date(0),
+    }
+}
+
+pub fn comment(rng: &mut Rng, i: usize) -> Comment {
+    Comment {
+        id: rng.object_id(),
+        author: rng.string(10),
+        text: rng.string(55),
+        likes: (i % 17) as i32,
+    }
+}
+
+/// Shape M with `comments` comments (50), or L (2,000).
+pub fn article(rng: &mut Rng, comments: usize) -> Article {
+    Article {
+        id: rng.object_id(),
+        title: rng.string(60),
+        slug: rng.string(60),
+        author: rng.string(20),
+        email: rng.string(28),
+        category: rng.string(12),
+        summary: rng.string(200),
+        body: rng.string(600),
+        lang: "en".into(),
+        status: "published".into(),
+        source: rng.string(40),
+        views: 1000,
+        score: 42.5,
+        rating: 4,
+        counter: 0,
+        word_count: 812,
+        published: true,
+        featured: false,
+        archived: false,
+        created_at: date(0),
+        updated_at: date(60_000),
+        comments: (0..comments).map(|i| comment(rng, i)).collect(),
+        tags: (0..20).map(|_| format!("tag-{}", rng.string(14))).collect(),
+    }
+}
+
+/// The stored form of `value`: its fields, then `__v: 0` as Mongoose writes it.
+pub fn stored<T: Serialize>(value: &T) -> RawDocumentBuf {
+    let mut raw = odm::bson::to_raw_document_buf(value).expect("serializes");
+    raw.append("__v", 0i32);
+    raw
+}

@@ -1,0 +1,134 @@
+//! A minimal walker over raw BSON: each element as its type byte, key and
+//! value bytes, without decoding or validating the value.
+//!
+//! The diff compares values by their bytes (both sides are serializer
+//! output, so equal values have equal bytes) and decodes only what changed,
+//! through `bson`, which validates it then.
+
+use mongodb::bson::raw::RawDocumentBuf;
+use mongodb::bson::spec::ElementType;
+use mongodb::bson::Bson;
+
+use super::raw_error;
+use crate::error::Error;
+
+/// One element of a document or array.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Elem<'a> {
+    pub tag: u8,
+    pub key: &'a [u8],
+    /// The value's encoding (for a document or array: its whole bytes).
+    pub value: &'a [u8],
+}
+
+impl<'a> Elem<'a> {
+    /// Same type, same bytes: the same value (a NaN equals itself).
+    pub fn same(&self, other: &Elem<'_>) -> bool {
+        self.tag == other.tag && self.value == other.value
+    }
+
+    pub fn is_document(&self) -> bool {
+        self.tag == ElementType::EmbeddedDocument as u8
+    }
+
+    pub fn is_array(&self) -> bool {
+        self.tag == ElementType::Array as u8
+    }
+
+    pub fn key_str(&self) -> Result<&'a str, Error> {
+        std::str::from_utf8(self.key).map_err(raw_error)
+    }
+
+    /// The value decoded by `bson` (validated).
+    pub fn decode(self) -> Result<Bson, Error> {
+        // A one-element document around the value, read back by `bson`.
+        let len = 4 + 1 + 1 + self.value.len() + 1;
+        let mut bytes = Vec::with_capacity(len);
+        bytes.extend_from_slice(&(len as i32).to_le_bytes());
+        bytes.push(self.tag);
+        bytes.push(0);
+        bytes.extend_from_slice(self.value);
+        bytes.push(0);
+        let doc = RawDocumentBuf::from_bytes(bytes).map_err(raw_error)?;
+        let (_, value) = doc
+            .iter()
+            .next()
+            .ok_or_else(|| raw_error("empty element"))?
+            .map_err(raw_error)?;
+        Bson::try_from(value).map_err(raw_error)
+    }
+
+    /// `_id` of an embedded document.
+    pub fn id(&self) -> Option<Elem<'a>> {
+        if !self.is_document() {
+            return None;
+        }
+        elements(self.value)
+            .ok()?
+            .into_iter()
+            .find(|e| e.key == b"_id")
+    }
+}
+
+fn malformed() -> Error {
+    raw_error("element exceeds its document")
+}
+
+fn read_i32(bytes: &[u8], at: usize) -> Result<usize, Error> {
+    let b = bytes.get(at..at + 4).ok_or_else(malformed)?;
+    let n = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    usize::try_from(n).map_err(|_| raw_error("negative length"))
+}
+
+fn cstring_len(bytes: &[u8], at: usize) -> Result<usize, Error> {
+    let rest = bytes.get(at..).ok_or_else(malformed)?;
+    rest.iter()
+        .position(|&b| b == 0)
+        .ok_or_else(|| raw_error("unterminated string"))
+}
+
+/// Length of the value of type `tag` starting at `at`.
+fn value_len(bytes: &[u8], tag: u8, at: usize) -> Result<usize, Error> {
+    Ok(match tag {
+        0x06 | 0x0A | 0x7F | 0xFF => 0, // undefined, null, max/min key
+        0x08 => 1,                      // bool
+        0x10 => 4,                      // int32
+        0x01 | 0x09 | 0x11 | 0x12 => 8, // double, date, timestamp, int64
+        0x07 => 12,                     // ObjectId
+        0x13 => 16,                     // decimal128
+        0x02 | 0x0D | 0x0E => 4 + read_i32(bytes, at)?, // string, code, symbol
+        0x03 | 0x04 | 0x0F => read_i32(bytes, at)?, // document, array, code w/ scope
+        0x05 => 4 + 1 + read_i32(bytes, at)?, // binary
+        0x0B => {
+            // regex: pattern and options, two C strings
+            let pattern = cstring_len(bytes, at)?;
+            pattern + 1 + cstring_len(bytes, at + pattern + 1)? + 1
+        }
+        0x0C => 4 + read_i32(bytes, at)? + 12, // DBPointer
+        other => return Err(raw_error(format!("invalid tag: {other}"))),
+    })
+}
+
+/// The elements of the document (or array) `doc`, in order.
+pub(crate) fn elements(doc: &[u8]) -> Result<Vec<Elem<'_>>, Error> {
+    let len = read_i32(doc, 0)?;
+    if len != doc.len() || len < 5 || doc[len - 1] != 0 {
+        return Err(raw_error("bad document length"));
+    }
+    let end = len - 1;
+    // A guess that avoids regrowing for small documents.
+    let mut out = Vec::with_capacity((len / 8).clamp(4, 64));
+    let mut at = 4;
+    while at < end {
+        let tag = doc[at];
+        let key_len = cstring_len(&doc[..end], at + 1)?;
+        let key = &doc[at + 1..at + 1 + key_len];
+        let start = at + 1 + key_len + 1;
+        let size = value_len(&doc[..end], tag, start)?;
+        let value = doc.get(start..start + size).filter(|_| start + size <= end);
+        let value = value.ok_or_else(malformed)?;
+        out.push(Elem { tag, key, value });
+        at = start + size;
+    }
+    Ok(out)
+}
