@@ -28,6 +28,29 @@
 //! `version_key = "..."` says otherwise) is not a struct field: it lives in
 //! the stored document and on the [`Doc`] ([`Doc::version`]).
 //!
+//! ## Attributes
+//!
+//! Field names in attributes are Rust identifiers; odm maps them to the
+//! stored (BSON) names through `#[serde(rename)]` and `rename_all`. Every
+//! mistake below is a compile error spanned at it, and all of them are
+//! reported in one compile.
+//!
+//! | on the struct | meaning |
+//! |---|---|
+//! | `collection = "users"` | the collection (default: `user_profiles` for `UserProfile`) |
+//! | `version_key = "rev"` | the version field in stored documents (default `__v`) |
+//! | `versioning = false` | no version at all |
+//! | `optimistic_concurrency` | every changing save checks and bumps the version |
+//! | `optimistic_concurrency(include(a, b))` / `(exclude(a, b))` | only changes to / outside these fields are checked |
+//! | `validate = path` | a cross-field rule `fn(&Self) -> Result<(), ValidationError>` (repeatable) |
+//! | `index(keys(a = 1, b = -1), unique, sparse, partial(..), name = "..")` | a compound index |
+//!
+//! | on a field | meaning |
+//! |---|---|
+//! | `skip_versioning` | changes to this array never touch the version |
+//! | `unique`, `index`, `sparse`, `partial(status = "ACTIVE")` | single-field indexes ([`index`]) |
+//! | `min`, `max`, `min_len`, `max_len`, `one_of(..)`, `required`, `validate = path`, `nested` | validation ([`validate`]) |
+//!
 //! ## What a save sends
 //!
 //! [`Doc::changes`] shows the `(filter, update)` the next save would send.
@@ -133,13 +156,28 @@
 //! `nested` for embedded structs deriving [`Validate`]: see [`validate`].
 //! They run before every insert and update; a failure sends nothing.
 //!
+//! ## Uniqueness
+//!
+//! A find-then-insert check races; a unique index does not. Declare it with
+//! `#[odm(unique)]` (or `sparse`, `partial(..)`, a compound `index(..)`),
+//! create it with [`sync_indexes`](crate::Model::sync_indexes), and the losing insert or save
+//! gets [`Error::DuplicateKey`] naming the index and the key. See [`index`].
+//!
+//! ## Testing against a server
+//!
+//! With the `testing` feature, `odm::testing` starts a local
+//! MongoDB-compatible server per test binary (or uses `MONGODB_URI`) and
+//! gives each test a database of its own.
+//!
 //! ## Errors
 //!
 //! [`Error`] is `#[non_exhaustive]`; the variants to match on are
 //! [`Error::Version`] (a stale copy), [`Error::NotFound`],
-//! [`Error::Validation`], [`Error::DuplicateKey`] and
+//! [`Error::Validation`], [`Error::DuplicateKey`], [`Error::Index`] and
 //! [`Error::Deserialize`] (a stored document that does not fit the type,
-//! naming its id and the field).
+//! naming its id and the field). Large payloads are boxed so `odm::Result`
+//! stays small; reach their fields as usual (`Err(Error::Version(e)) =>
+//! e.version`).
 
 #![warn(missing_docs)]
 

@@ -1,5 +1,5 @@
 //! Declared indexes: what `#[odm(unique)]`, `#[odm(index)]` and
-//! `#[odm(index(keys(..), ..))]` generate, and [`Model::sync_indexes`]
+//! `#[odm(index(keys(..), ..))]` generate, and [`Model::sync_indexes`](crate::Model::sync_indexes)
 //! that creates them.
 //!
 //! Only a unique index in the database makes uniqueness race-free: a
