@@ -18,7 +18,11 @@ async fn create_find_save() {
     let users = User::model(&t.db);
     let id = ObjectId::new();
     let mut u = users
-        .create(User { id, email: "a@b.c".into(), tags: vec![] })
+        .create(User {
+            id,
+            email: "a@b.c".into(),
+            tags: vec![],
+        })
         .await
         .unwrap();
     assert_eq!(u.version(), Some(0));

@@ -64,7 +64,10 @@ impl<'a> Container<'a> {
                 let attrs = FieldAttrs::parse(cx, field);
                 let rust_name = ident.to_string();
                 let rust_name = rust_name.strip_prefix("r#").unwrap_or(&rust_name);
-                let bson_name = attrs.rename.clone().unwrap_or_else(|| rust_name.to_string());
+                let bson_name = attrs
+                    .rename
+                    .clone()
+                    .unwrap_or_else(|| rust_name.to_string());
                 Field {
                     original: field,
                     ident,

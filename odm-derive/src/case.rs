@@ -36,7 +36,10 @@ impl RenameRule {
                 let names: Vec<_> = RULES.iter().map(|(n, _)| format!("\"{n}\"")).collect();
                 syn::Error::new_spanned(
                     lit,
-                    format!("unknown rename rule `{value}`; expected one of {}", names.join(", ")),
+                    format!(
+                        "unknown rename rule `{value}`; expected one of {}",
+                        names.join(", ")
+                    ),
                 )
             })
     }

@@ -136,6 +136,7 @@
 
 #![warn(missing_docs)]
 
+mod atomic;
 mod codec;
 mod diff;
 mod doc;
@@ -152,13 +153,16 @@ pub mod __private;
 #[cfg(feature = "testing")]
 pub mod testing;
 
+pub use atomic::{
+    transaction, Claim, DocCheckpoint, Rollback, Transaction, UpdateWithRetry, Upsert,
+};
 pub use doc::Doc;
 pub use document::Document;
 pub use error::{
     DeserializeError, DuplicateKeyError, Error, NotFoundError, Result, ValidationError,
     ValidationErrors, VersionError,
 };
-pub use meta::{Concurrency, Meta, Versioning};
+pub use meta::{Concurrency, Meta, Timestamps, Versioning};
 pub use model::Model;
 pub use save::{BoxFuture, Save};
 

@@ -112,7 +112,9 @@ async fn update<T: Document>(
             Some(s) => action.session(s).await,
             None => action.await,
         };
-        result.map_err(|e| from_driver(e, doc.model().name()))?.matched_count
+        result
+            .map_err(|e| from_driver(e, doc.model().name()))?
+            .matched_count
     };
     if matched == 0 {
         return Err(doc.no_match(id, filter, &plan));

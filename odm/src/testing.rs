@@ -82,7 +82,11 @@ impl TestDb {
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_micros())
             .unwrap_or(0);
-        let name = format!("odm_test_{}_{n}_{}", std::process::id(), stamp % 1_000_000_000);
+        let name = format!(
+            "odm_test_{}_{n}_{}",
+            std::process::id(),
+            stamp % 1_000_000_000
+        );
         let db = client.database(&name);
         TestDb { client, db }
     }
@@ -125,13 +129,23 @@ pub fn install() -> Result<PathBuf, String> {
         return Ok(python);
     }
     run(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
-    run(Command::new(&python).args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"]).arg(SECANTUS_PACKAGE))?;
+    run(Command::new(&python)
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .arg(SECANTUS_PACKAGE))?;
     std::fs::write(&marker, SECANTUS_PACKAGE).map_err(|e| e.to_string())?;
     Ok(python)
 }
 
 fn run(cmd: &mut Command) -> Result<(), String> {
-    let out = cmd.output().map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
     if out.status.success() {
         Ok(())
     } else {
@@ -149,7 +163,11 @@ impl InstallLock {
     fn take(path: &Path) -> Result<InstallLock, String> {
         let start = Instant::now();
         loop {
-            match std::fs::OpenOptions::new().write(true).create_new(true).open(path) {
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)
+            {
                 Ok(_) => return Ok(InstallLock(path.to_path_buf())),
                 Err(_) if start.elapsed() > Duration::from_secs(600) => {
                     return Err(format!("{} is held for over 10 minutes", path.display()))
@@ -229,13 +247,18 @@ fn spawn(python: &Path, port: u16) -> Result<Child, String> {
             if let Some(mut e) = child.stderr.take() {
                 let _ = e.read_to_string(&mut err);
             }
-            return Err(format!("the server exited ({status}) on port {port}: {}", err.trim()));
+            return Err(format!(
+                "the server exited ({status}) on port {port}: {}",
+                err.trim()
+            ));
         }
         std::thread::sleep(Duration::from_millis(50));
     }
     let _ = child.kill();
     let _ = child.wait();
-    Err(format!("the server did not listen on port {port} within 60 s"))
+    Err(format!(
+        "the server did not listen on port {port} within 60 s"
+    ))
 }
 
 /// Stops the local server by its PID: SIGTERM, then SIGKILL after 5 s.

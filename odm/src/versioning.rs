@@ -79,7 +79,10 @@ pub(crate) fn effect(rules: &Versioning, changes: &[Change], increment: bool) ->
     }
     if rules.concurrency != Concurrency::Off {
         // Any form of optimistic_concurrency turns array versioning off.
-        return match (concurrency_applies(rules.concurrency, changes), changes.is_empty()) {
+        return match (
+            concurrency_applies(rules.concurrency, changes),
+            changes.is_empty(),
+        ) {
             (false, _) => Effect::NONE,
             (true, false) => Effect::ALL,
             (true, true) => Effect::WHERE,
@@ -103,7 +106,12 @@ pub(crate) fn modified_paths(changes: &[Change]) -> Vec<String> {
 }
 
 /// `{_id, [version]}`: the filter of a save.
-pub(crate) fn filter(id: &Bson, key: Option<&str>, version: Option<i64>, effect: Effect) -> Document {
+pub(crate) fn filter(
+    id: &Bson,
+    key: Option<&str>,
+    version: Option<i64>,
+    effect: Effect,
+) -> Document {
     let mut filter = doc! { "_id": id.clone() };
     if let (true, Some(key), Some(version)) = (effect.check, key, version) {
         filter.insert(key, version);
