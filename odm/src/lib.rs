@@ -126,6 +126,42 @@
 //! A failed save leaves the [`Doc`] as it was: its changes stay pending and
 //! its version unchanged, so it can be reloaded or saved again.
 //!
+//! ## Atomic operations
+//!
+//! | race | fix |
+//! |---|---|
+//! | find, then insert or update | [`Model::upsert`]: one `findOneAndUpdate` with `$set` + `$setOnInsert` |
+//! | several workers take the same task | [`Model::claim`]: a conditional update, the guarded field in the filter |
+//! | read-modify-write loses updates | [`Model::update_with_retry`]: version-checked save, reload and reapply |
+//! | documents that must change together | [`transaction`]: retried like the driver's, `Doc`s rolled back on abort |
+//!
+//! ## Timestamps
+//!
+//! `#[odm(timestamps)]` keeps two fields: `created_at`, set when the
+//! document is inserted (by a save, or `$setOnInsert` in an upsert), and
+//! `updated_at`, set by every save that changes something, every upsert and
+//! every claim. They are the struct fields stored as `createdAt` and
+//! `updatedAt` (rename with `#[odm(timestamps(created_at = "born",
+//! updated_at = "touched"))]`, BSON names), of type `odm::bson::DateTime`
+//! or `Option<odm::bson::DateTime>`; a missing field or another type is a
+//! compile error. odm owns them: an insert overwrites any value the struct
+//! holds. Times are the client's clock, in milliseconds.
+//!
+//! ```
+//! # use odm::prelude::*;
+//! # use serde::{Deserialize, Serialize};
+//! #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+//! #[odm(timestamps)]
+//! #[serde(rename_all = "camelCase")]
+//! pub struct Note {
+//!     #[serde(rename = "_id")]
+//!     pub id: ObjectId,
+//!     pub text: String,
+//!     pub created_at: Option<odm::bson::DateTime>,
+//!     pub updated_at: Option<odm::bson::DateTime>,
+//! }
+//! ```
+//!
 //! ## Errors
 //!
 //! [`Error`] is `#[non_exhaustive]`; the variants to match on are
