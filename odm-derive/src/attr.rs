@@ -56,6 +56,7 @@ pub struct ContainerAttrs {
     pub version_key: Option<(Span, String)>,
     pub versioning: Option<(Span, bool)>,
     pub concurrency: Option<(Span, ConcurrencyAttr)>,
+    pub timestamps: Option<(Span, TimestampsAttr)>,
     pub rename_all: Option<RenameRule>,
     /// The `index(..)` attributes, in order.
     pub indexes: Vec<IndexAttr>,
@@ -63,11 +64,18 @@ pub struct ContainerAttrs {
     pub validate: ContainerRules,
 }
 
+/// `timestamps` as written: the BSON names of the two fields.
+pub struct TimestampsAttr {
+    pub created_at: String,
+    pub updated_at: String,
+}
+
 const CONTAINER_FORMS: &str = "`collection = \"name\"`, `version_key = \"name\"`, \
 `versioning = false`, `optimistic_concurrency`, \
 `optimistic_concurrency(include(field, ..))`, `optimistic_concurrency(exclude(field, ..))`, \
 `index(keys(field = 1, ..), unique, sparse, partial(..), name = \"..\")`, \
-`validate = path::to_fn`";
+`validate = path::to_fn`, `timestamps`, \
+`timestamps(created_at = \"name\", updated_at = \"name\")`";
 
 const FIELD_FORMS: &str = "`skip_versioning`, `unique`, `index`, `sparse`, `partial(..)`, \
 `validate = path::to_fn`, `min = n`, `max = n`, `min_len = n`, `max_len = n`, \
@@ -96,6 +104,7 @@ impl ContainerAttrs {
         let mut version_key = Attr::none(cx, VERSION_KEY);
         let mut versioning = Attr::none(cx, VERSIONING);
         let mut concurrency = Attr::none(cx, OPTIMISTIC_CONCURRENCY);
+        let mut timestamps = Attr::none(cx, TIMESTAMPS);
         let mut rename_all = None;
         let mut indexes = Vec::new();
         let mut validate = ContainerRules::default();
@@ -132,6 +141,8 @@ impl ContainerAttrs {
                             concurrency.set(span, parse_concurrency(meta)?);
                         } else if meta.path == INDEX {
                             indexes.push(attr_index::parse_container_index(cx, meta)?);
+                        } else if meta.path == TIMESTAMPS {
+                            timestamps.set(span, parse_timestamps(meta)?);
                         } else if validate.parse(meta)? {
                         } else {
                             return Err(meta.error(format!(
@@ -169,6 +180,7 @@ impl ContainerAttrs {
             version_key: version_key.get(),
             versioning: versioning.get(),
             concurrency: concurrency.get(),
+            timestamps: timestamps.get(),
             rename_all,
             indexes,
             validate,
@@ -231,6 +243,49 @@ fn parse_concurrency(meta: &ParseNestedMeta) -> syn::Result<ConcurrencyAttr> {
     })?;
     mode.ok_or_else(|| {
         meta.error("expected `include(field, ..)` or `exclude(field, ..)` inside the parentheses")
+    })
+}
+
+/// `timestamps` or `timestamps(created_at = "..", updated_at = "..")`; the
+/// names are BSON names, `createdAt` / `updatedAt` unless given.
+fn parse_timestamps(meta: &ParseNestedMeta) -> syn::Result<TimestampsAttr> {
+    let form =
+        "expected `timestamps` or `timestamps(created_at = \"name\", updated_at = \"name\")`";
+    if meta.input.peek(Token![=]) {
+        return Err(meta.error(form));
+    }
+    let mut created_at: Option<String> = None;
+    let mut updated_at: Option<String> = None;
+    if meta.input.peek(syn::token::Paren) {
+        meta.parse_nested_meta(|inner| {
+            let (slot, name) = if inner.path == CREATED_AT {
+                (&mut created_at, CREATED_AT)
+            } else if inner.path == UPDATED_AT {
+                (&mut updated_at, UPDATED_AT)
+            } else {
+                return Err(inner.error(format!(
+                    "unknown timestamps option `{}`; {form}",
+                    path_text(&inner.path)
+                )));
+            };
+            let lit = string_value(&inner, name)?;
+            let value = lit.value();
+            if value.is_empty() || value.starts_with('$') || value.contains('.') || value == "_id" {
+                return Err(syn::Error::new(
+                    lit.span(),
+                    "a timestamp field name must be a plain field name: non-empty, no `.`, no leading `$`, not `_id`",
+                ));
+            }
+            if slot.is_some() {
+                return Err(inner.error(format!("duplicate timestamps option `{name}`")));
+            }
+            *slot = Some(value);
+            Ok(())
+        })?;
+    }
+    Ok(TimestampsAttr {
+        created_at: created_at.unwrap_or_else(|| "createdAt".to_string()),
+        updated_at: updated_at.unwrap_or_else(|| "updatedAt".to_string()),
     })
 }
 

@@ -15,6 +15,41 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     check_version_key_free(cx, cont);
     crate::check_index::check(cx, cont);
     crate::check_validate::check(cx, cont);
+    check_timestamps(cx, cont);
+}
+
+/// `timestamps` needs two distinct stored fields under its BSON names; their
+/// types are checked by the generated code (`DateTime` or `Option<DateTime>`).
+fn check_timestamps(cx: &Ctxt, cont: &Container) {
+    let Some((span, ts)) = &cont.attrs.timestamps else {
+        return;
+    };
+    if ts.created_at == ts.updated_at {
+        cx.syn_error(syn::Error::new(
+            *span,
+            format!(
+                "`timestamps` needs two different fields, but both are named `{}`",
+                ts.created_at
+            ),
+        ));
+        return;
+    }
+    for (which, name) in [
+        ("created_at", &ts.created_at),
+        ("updated_at", &ts.updated_at),
+    ] {
+        if cont.stored_fields().all(|f| &f.bson_name != name) {
+            cx.syn_error(syn::Error::new(
+                *span,
+                format!(
+                    "`timestamps` needs a field stored as `{name}` (its {which}), of type \
+                     `odm::bson::DateTime` or `Option<odm::bson::DateTime>`: e.g. \
+                     `#[serde(rename = \"{name}\")] pub {which}: Option<DateTime>`, or rename it with \
+                     `#[odm(timestamps({which} = \"...\"))]`"
+                ),
+            ));
+        }
+    }
 }
 
 /// A document needs a field stored as `_id`.

@@ -17,6 +17,9 @@ pub const VERSIONING: Symbol = Symbol("versioning");
 pub const OPTIMISTIC_CONCURRENCY: Symbol = Symbol("optimistic_concurrency");
 pub const INCLUDE: Symbol = Symbol("include");
 pub const EXCLUDE: Symbol = Symbol("exclude");
+pub const TIMESTAMPS: Symbol = Symbol("timestamps");
+pub const CREATED_AT: Symbol = Symbol("created_at");
+pub const UPDATED_AT: Symbol = Symbol("updated_at");
 
 // Field attributes.
 pub const SKIP_VERSIONING: Symbol = Symbol("skip_versioning");

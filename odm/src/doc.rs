@@ -7,6 +7,7 @@ use std::ops::{Deref, DerefMut};
 use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::{doc, Bson, Document as BsonDocument};
 
+use crate::atomic::timestamps::{self, Stamp};
 use crate::codec::{self, Loaded};
 use crate::diff::{self, Change};
 use crate::document::Document;
@@ -36,6 +37,8 @@ pub(crate) struct Plan {
     pub current: RawDocumentBuf,
     pub changes: Vec<Change>,
     pub effect: Effect,
+    /// The `timestamps` this save writes; put into the value on success.
+    pub stamp: Option<Stamp>,
 }
 
 impl<T: Document> Doc<T> {
@@ -129,17 +132,19 @@ impl<T: Document> Doc<T> {
             .snapshot
             .as_ref()
             .map_or(0, |s| s.as_bytes().len() + 64);
-        let current = codec::to_raw_sized(&self.value, capacity)?;
-        let changes = match &self.snapshot {
+        let mut current = codec::to_raw_sized(&self.value, capacity)?;
+        let mut changes = match &self.snapshot {
             Some(snapshot) => diff::diff(snapshot, &current)?,
             None => Vec::new(),
         };
         let rules = &T::__odm_meta().versioning;
         let effect = versioning::effect(rules, &changes, self.increment);
+        let stamp = timestamps::stamp_plan::<T>(self.is_new(), &mut current, &mut changes)?;
         Ok(Plan {
             current,
             changes,
             effect,
+            stamp,
         })
     }
 
@@ -187,8 +192,30 @@ impl<T: Document> Doc<T> {
         } else if plan.effect.bump && key.is_some() {
             self.version = Some(self.version.unwrap_or(0) + 1);
         }
-        self.snapshot = Some(plan.current);
+        self.snapshot = Some(match plan.stamp {
+            Some(stamp) => {
+                stamp.apply(&mut self.value);
+                codec::to_raw(&self.value).unwrap_or(plan.current)
+            }
+            None => plan.current,
+        });
         self.increment = false;
+    }
+
+    /// A copy with the same value and tracking state (for rolling back a
+    /// transaction).
+    pub(crate) fn duplicate(&self) -> Self
+    where
+        T: Clone,
+    {
+        Doc {
+            value: self.value.clone(),
+            snapshot: self.snapshot.clone(),
+            version: self.version,
+            increment: self.increment,
+            deleted: self.deleted,
+            model: self.model.clone(),
+        }
     }
 
     /// Re-reads the document, dropping local changes.

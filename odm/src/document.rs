@@ -22,6 +22,15 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     #[doc(hidden)]
     fn __odm_validate(&self, _errors: &mut ValidationErrors) {}
 
+    /// Writes the `timestamps` fields: `created` (on insert) and `updated`.
+    #[doc(hidden)]
+    fn __odm_stamp(
+        &mut self,
+        _created: Option<mongodb::bson::DateTime>,
+        _updated: mongodb::bson::DateTime,
+    ) {
+    }
+
     /// The handle to this model's collection in `db`.
     fn model(db: &Database) -> Model<Self> {
         Model::new(db)

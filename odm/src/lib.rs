@@ -169,6 +169,42 @@
 //! MongoDB-compatible server per test binary (or uses `MONGODB_URI`) and
 //! gives each test a database of its own.
 //!
+//! ## Atomic operations
+//!
+//! | race | fix |
+//! |---|---|
+//! | find, then insert or update | [`Model::upsert`]: one `findOneAndUpdate` with `$set` + `$setOnInsert` |
+//! | several workers take the same task | [`Model::claim`]: a conditional update, the guarded field in the filter |
+//! | read-modify-write loses updates | [`Model::update_with_retry`]: version-checked save, reload and reapply |
+//! | documents that must change together | [`transaction`]: retried like the driver's, `Doc`s rolled back on abort |
+//!
+//! ## Timestamps
+//!
+//! `#[odm(timestamps)]` keeps two fields: `created_at`, set when the
+//! document is inserted (by a save, or `$setOnInsert` in an upsert), and
+//! `updated_at`, set by every save that changes something, every upsert and
+//! every claim. They are the struct fields stored as `createdAt` and
+//! `updatedAt` (rename with `#[odm(timestamps(created_at = "born",
+//! updated_at = "touched"))]`, BSON names), of type `odm::bson::DateTime`
+//! or `Option<odm::bson::DateTime>`; a missing field or another type is a
+//! compile error. odm owns them: an insert overwrites any value the struct
+//! holds. Times are the client's clock, in milliseconds.
+//!
+//! ```
+//! # use odm::prelude::*;
+//! # use serde::{Deserialize, Serialize};
+//! #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+//! #[odm(timestamps)]
+//! #[serde(rename_all = "camelCase")]
+//! pub struct Note {
+//!     #[serde(rename = "_id")]
+//!     pub id: ObjectId,
+//!     pub text: String,
+//!     pub created_at: Option<odm::bson::DateTime>,
+//!     pub updated_at: Option<odm::bson::DateTime>,
+//! }
+//! ```
+//!
 //! ## Errors
 //!
 //! [`Error`] is `#[non_exhaustive]`; the variants to match on are
@@ -181,6 +217,7 @@
 
 #![warn(missing_docs)]
 
+mod atomic;
 mod codec;
 mod diff;
 mod doc;
@@ -200,6 +237,9 @@ pub mod __private;
 #[cfg(feature = "testing")]
 pub mod testing;
 
+pub use atomic::{
+    transaction, Claim, DocCheckpoint, Rollback, Transaction, UpdateWithRetry, Upsert,
+};
 pub use doc::Doc;
 pub use document::Document;
 pub use error::{
@@ -207,7 +247,7 @@ pub use error::{
     ValidationErrors, VersionError,
 };
 pub use index::{IndexError, SyncReport};
-pub use meta::{Concurrency, Meta, Versioning};
+pub use meta::{Concurrency, Meta, Timestamps, Versioning};
 pub use model::Model;
 pub use save::{BoxFuture, Save};
 pub use validate::Validate;

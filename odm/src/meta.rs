@@ -47,4 +47,15 @@ pub struct Meta {
     pub fields: &'static [(&'static str, &'static str)],
     /// The declared indexes: field ones in field order, then container ones.
     pub indexes: &'static [crate::index::IndexSpec],
+    /// `#[odm(timestamps)]`: the BSON names of the two timestamp fields.
+    pub timestamps: Option<Timestamps>,
+}
+
+/// The fields `#[odm(timestamps)]` maintains, by BSON name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timestamps {
+    /// Set once, when the document is inserted (`createdAt` unless renamed).
+    pub created_at: &'static str,
+    /// Set on every write that changes the document (`updatedAt` unless renamed).
+    pub updated_at: &'static str,
 }

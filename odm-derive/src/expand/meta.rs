@@ -1,7 +1,8 @@
 //! The `Document` impl with the model's metadata.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 
 use crate::ast::Container;
 use crate::attr::ConcurrencyAttr;
@@ -51,6 +52,7 @@ pub fn impl_document(cont: &Container) -> TokenStream {
     });
     let indexes = super::indexes::index_specs(cont);
     let validate = super::validate::document_method(cont);
+    let (timestamps, stamp) = timestamps(cont);
     quote! {
         impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {
             #validate
@@ -65,9 +67,54 @@ pub fn impl_document(cont: &Container) -> TokenStream {
                     },
                     fields: &[#(#fields),*],
                     indexes: #indexes,
+                    timestamps: #timestamps,
                 };
                 &META
             }
+            #stamp
         }
     }
+}
+
+/// The `timestamps` metadata and the `__odm_stamp` hook writing the two
+/// fields. The trait call is spanned at each field's type, so a field of the
+/// wrong type is reported there.
+fn timestamps(cont: &Container) -> (TokenStream, TokenStream) {
+    let Some((_, ts)) = &cont.attrs.timestamps else {
+        return (quote!(::core::option::Option::None), TokenStream::new());
+    };
+    let find = |name: &str| cont.stored_fields().find(|f| f.bson_name == name);
+    let (Some(created), Some(updated)) = (find(&ts.created_at), find(&ts.updated_at)) else {
+        // check.rs reported it; this is never reached.
+        return (quote!(::core::option::Option::None), TokenStream::new());
+    };
+    let put = |field: &crate::ast::Field, value: TokenStream| {
+        let ty = field.ty;
+        let ident = field.ident;
+        quote_spanned! {ty.span()=>
+            <#ty as ::odm::__private::TimestampField>::__odm_put(&mut self.#ident, #value)
+        }
+    };
+    let put_created = put(created, quote!(at));
+    let put_updated = put(updated, quote!(updated));
+    let (created_name, updated_name) = (&ts.created_at, &ts.updated_at);
+    let meta = quote! {
+        ::core::option::Option::Some(::odm::__private::Timestamps {
+            created_at: #created_name,
+            updated_at: #updated_name,
+        })
+    };
+    let stamp = quote! {
+        fn __odm_stamp(
+            &mut self,
+            created: ::core::option::Option<::odm::__private::DateTime>,
+            updated: ::odm::__private::DateTime,
+        ) {
+            if let ::core::option::Option::Some(at) = created {
+                #put_created;
+            }
+            #put_updated;
+        }
+    };
+    (meta, stamp)
 }

@@ -1,0 +1,131 @@
+//! `Model::claim`: one atomic conditional update that only one caller wins.
+
+use std::future::IntoFuture;
+
+use mongodb::action::Action;
+use mongodb::bson::{Bson, Document as BsonDocument};
+use mongodb::options::ReturnDocument;
+use mongodb::ClientSession;
+
+use super::{ops, timestamps};
+use crate::doc::Doc;
+use crate::document::Document;
+use crate::error::{from_driver, Result};
+use crate::model::Model;
+use crate::save::BoxFuture;
+
+/// A pending [`Model::claim`]; optionally [`sort`](Claim::sort) and
+/// [`session`](Claim::session), then `.await` it.
+#[must_use = "a claim does nothing until it is awaited"]
+pub struct Claim<'a, T: Document> {
+    model: &'a Model<T>,
+    filter: BsonDocument,
+    update: BsonDocument,
+    sort: Option<BsonDocument>,
+    session: Option<&'a mut ClientSession>,
+}
+
+impl<T: Document> Model<T> {
+    /// Applies `update` to one document matching `filter`, atomically
+    /// (`findOneAndUpdate`), and returns it as the update left it; `None`
+    /// when nothing matched, i.e. someone else got there first.
+    ///
+    /// The pattern: put the guarded field in the filter and change it in the
+    /// update. Many workers may run the same claim at once; the server
+    /// applies each update to a document that still matches the filter, so
+    /// each document is claimed by exactly one of them, and only the caller
+    /// that got `Some` runs the task.
+    ///
+    /// ```no_run
+    /// # use odm::prelude::*;
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+    /// # struct Task { #[serde(rename = "_id")] id: ObjectId, state: String, owner: Option<String> }
+    /// # async fn run(tasks: Model<Task>) -> odm::Result<()> {
+    /// while let Some(task) = tasks
+    ///     .claim(
+    ///         doc! { "state": "pending" },                           // the guard
+    ///         doc! { "$set": { "state": "running", "owner": "worker-1" } },
+    ///     )
+    ///     .sort(doc! { "_id": 1 })
+    ///     .await?
+    /// {
+    ///     // only this worker runs `task`
+    /// #   let _ = task;
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// `update` is an update with operators (`$set`, `$inc`, ...). Unlike
+    /// Mongoose's `findOneAndUpdate`, a claim on a versioned model also
+    /// sends `$inc: {<version key>: 1}` (unless `update` writes the key
+    /// itself): it changes the document outside a tracked save, so a tracked
+    /// copy loaded before it fails its next version-checked save with
+    /// [`Error::Version`](crate::Error::Version) instead of overwriting the
+    /// claim. The returned `Doc` carries the new version. With
+    /// `#[odm(timestamps)]` the update also sets `updatedAt`.
+    pub fn claim(&self, filter: BsonDocument, update: BsonDocument) -> Claim<'_, T> {
+        Claim {
+            model: self,
+            filter,
+            update,
+            sort: None,
+            session: None,
+        }
+    }
+}
+
+impl<'a, T: Document> Claim<'a, T> {
+    /// Which matching document to take first, e.g. `doc! { "priority": -1 }`.
+    pub fn sort(mut self, sort: BsonDocument) -> Self {
+        self.sort = Some(sort);
+        self
+    }
+
+    /// Runs the claim inside `session` (and its transaction, if one is open).
+    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
+        self.session = Some(session);
+        self
+    }
+}
+
+/// `update` plus the version bump and the `updated_at` stamp.
+pub(crate) fn claim_update<T: Document>(mut update: BsonDocument) -> BsonDocument {
+    timestamps::stamp_update::<T>(&mut update, false);
+    if let Some(key) = T::__odm_meta().versioning.key {
+        if !ops::touches(&update, key) {
+            ops::add(&mut update, "$inc", key, Bson::Int32(1));
+        }
+    }
+    update
+}
+
+impl<'a, T: Document> IntoFuture for Claim<'a, T> {
+    type Output = Result<Option<Doc<T>>>;
+    type IntoFuture = BoxFuture<'a, Result<Option<Doc<T>>>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move {
+            let Claim {
+                model,
+                filter,
+                update,
+                sort,
+                session,
+            } = self;
+            let action = model
+                .raw_collection()
+                .find_one_and_update(filter, claim_update::<T>(update))
+                .return_document(ReturnDocument::After)
+                .optional(sort, |a, sort| a.sort(sort));
+            let result = match session {
+                Some(s) => action.session(s).await,
+                None => action.await,
+            };
+            match result.map_err(|e| from_driver(e, model.name()))? {
+                Some(raw) => Ok(Some(model.hydrate(&raw)?)),
+                None => Ok(None),
+            }
+        })
+    }
+}

@@ -1,0 +1,146 @@
+//! `Model::update_with_retry`: read-modify-write without lost updates.
+
+use std::future::IntoFuture;
+
+use mongodb::bson::{doc, Bson};
+use mongodb::ClientSession;
+
+use crate::doc::Doc;
+use crate::document::Document;
+use crate::error::{Error, NotFoundError, Result};
+use crate::model::Model;
+use crate::save::BoxFuture;
+
+/// A pending [`Model::update_with_retry`]; optionally
+/// [`session`](UpdateWithRetry::session), then `.await` it.
+#[must_use = "an update does nothing until it is awaited"]
+pub struct UpdateWithRetry<'a, T: Document, F> {
+    model: &'a Model<T>,
+    id: Bson,
+    attempts: usize,
+    apply: F,
+    session: Option<&'a mut ClientSession>,
+}
+
+impl<T: Document> Model<T> {
+    /// Loads the document with this `_id`, applies `apply` to it, validates
+    /// and saves it with a version check; when another writer got there
+    /// first ([`Error::Version`]) loads it again and applies `apply` to the
+    /// fresh copy, up to `attempts` tries in all (`0` counts as `1`). Returns
+    /// the saved document, or the last version error once the tries are
+    /// spent.
+    ///
+    /// The save always checks and bumps the version when `apply` changed
+    /// something, with or without `optimistic_concurrency` (as if
+    /// [`Doc::increment`] had been called), so two concurrent updates never
+    /// both succeed on the same version: no update is lost. When `apply`
+    /// changes nothing, nothing is written and the loaded document is
+    /// returned.
+    ///
+    /// `apply` runs once per try, each time on a freshly loaded value, so
+    /// it must derive the change from that value (`counter += 1`), not from
+    /// state captured on an earlier try. An error from `apply`, a validation
+    /// failure, or any other error stops at once and is returned. A missing
+    /// document is [`Error::NotFound`]. With `versioning = false` there is
+    /// nothing to check: the save is a plain one and is tried once.
+    ///
+    /// ```no_run
+    /// # use odm::prelude::*;
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+    /// # struct Counter { #[serde(rename = "_id")] id: String, value: i64 }
+    /// # async fn run(counters: Model<Counter>) -> odm::Result<()> {
+    /// let counter = counters
+    ///     .update_with_retry("hits", 10, |c: &mut Counter| {
+    ///         c.value += 1;
+    ///         Ok(())
+    ///     })
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn update_with_retry<F>(
+        &self,
+        id: impl Into<Bson>,
+        attempts: usize,
+        apply: F,
+    ) -> UpdateWithRetry<'_, T, F>
+    where
+        F: FnMut(&mut T) -> Result<()> + Send,
+    {
+        UpdateWithRetry {
+            model: self,
+            id: id.into(),
+            attempts,
+            apply,
+            session: None,
+        }
+    }
+}
+
+impl<'a, T: Document, F> UpdateWithRetry<'a, T, F> {
+    /// Loads and saves inside `session` (and its transaction, if one is
+    /// open). Inside a transaction a concurrent writer shows up as a
+    /// transient write conflict, which ends this call and is retried by
+    /// [`transaction`](crate::transaction) as a whole.
+    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
+        self.session = Some(session);
+        self
+    }
+}
+
+impl<'a, T, F> IntoFuture for UpdateWithRetry<'a, T, F>
+where
+    T: Document,
+    F: FnMut(&mut T) -> Result<()> + Send + 'a,
+{
+    type Output = Result<Doc<T>>;
+    type IntoFuture = BoxFuture<'a, Result<Doc<T>>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(run(self))
+    }
+}
+
+async fn run<T, F>(this: UpdateWithRetry<'_, T, F>) -> Result<Doc<T>>
+where
+    T: Document,
+    F: FnMut(&mut T) -> Result<()> + Send,
+{
+    let UpdateWithRetry {
+        model,
+        id,
+        attempts,
+        mut apply,
+        mut session,
+    } = this;
+    let filter = doc! { "_id": id };
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let Some(raw) = model
+            .find_raw(filter.clone(), session.as_deref_mut())
+            .await?
+        else {
+            return Err(Error::NotFound(Box::new(NotFoundError {
+                collection: model.name().to_string(),
+                filter,
+            })));
+        };
+        let mut doc = model.hydrate(&raw)?;
+        apply(&mut doc)?;
+        if doc.plan()?.changes.is_empty() {
+            return Ok(doc);
+        }
+        doc.increment();
+        let save = doc.save();
+        let saved = match session.as_deref_mut() {
+            Some(s) => save.session(s).await,
+            None => save.await,
+        };
+        match saved {
+            Ok(()) => return Ok(doc),
+            Err(Error::Version(e)) if tries < attempts => drop(e),
+            Err(e) => return Err(e),
+        }
+    }
+}

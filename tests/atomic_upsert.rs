@@ -1,0 +1,229 @@
+//! `Model::upsert`: one atomic find-or-insert, with `$setOnInsert`,
+//! the version key and timestamps.
+
+use std::collections::HashSet;
+
+use mongodb::bson::{DateTime, Document as BsonDocument};
+use mongodb::options::IndexOptions;
+use mongodb::IndexModel;
+use odm::prelude::*;
+use odm::testing::TestDb;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(collection = "users", timestamps)]
+struct User {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    email: String,
+    plan: String,
+    #[serde(rename = "lastRequest")]
+    last_request: i64,
+    #[serde(rename = "createdAt")]
+    created_at: Option<DateTime>,
+    #[serde(rename = "updatedAt")]
+    updated_at: Option<DateTime>,
+}
+
+async fn unique_email(users: &Model<User>) {
+    users
+        .collection()
+        .create_index(
+            IndexModel::builder()
+                .keys(doc! { "email": 1 })
+                .options(IndexOptions::builder().unique(true).build())
+                .build(),
+        )
+        .await
+        .unwrap();
+}
+
+async fn stored(users: &Model<User>, email: &str) -> BsonDocument {
+    users
+        .collection()
+        .find_one(doc! { "email": email })
+        .await
+        .unwrap()
+        .expect("stored")
+}
+
+#[tokio::test]
+async fn inserts_then_updates_keeping_insert_only_fields() {
+    let t = TestDb::new().await;
+    let users = User::model(&t.db);
+    unique_email(&users).await;
+
+    let first = users
+        .upsert(doc! { "email": "a@b.c" })
+        .set(doc! { "lastRequest": 1_i64 })
+        .set_on_insert(doc! { "plan": "free" })
+        .await
+        .unwrap();
+    assert_eq!(first.email, "a@b.c");
+    assert_eq!(first.plan, "free");
+    assert_eq!(first.last_request, 1);
+    assert_eq!(first.version(), Some(0));
+    assert!(first.created_at.is_some());
+    assert_eq!(first.created_at, first.updated_at);
+    let raw = stored(&users, "a@b.c").await;
+    assert_eq!(raw.get_i32("__v").unwrap(), 0);
+    assert_eq!(
+        raw.get_datetime("createdAt").unwrap(),
+        &first.created_at.unwrap()
+    );
+
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    let second = users
+        .upsert(doc! { "email": "a@b.c" })
+        .set(doc! { "lastRequest": 2_i64 })
+        .set_on_insert(doc! { "plan": "trial" })
+        .await
+        .unwrap();
+    assert_eq!(second.id, first.id);
+    assert_eq!(
+        second.plan, "free",
+        "$setOnInsert is not applied to an update"
+    );
+    assert_eq!(second.last_request, 2);
+    assert_eq!(second.created_at, first.created_at);
+    assert!(second.updated_at > first.updated_at);
+    assert_eq!(
+        second.version(),
+        Some(0),
+        "an upsert that updates does not bump"
+    );
+    assert_eq!(users.count(doc! {}).await.unwrap(), 1);
+
+    // The returned Doc is tracked: a change saves as a minimal update.
+    let mut second = second;
+    second.plan = "pro".into();
+    let (filter, update) = second.changes().unwrap();
+    assert_eq!(filter, doc! { "_id": first.id });
+    assert_eq!(
+        update
+            .get_document("$set")
+            .unwrap()
+            .get_str("plan")
+            .unwrap(),
+        "pro"
+    );
+    second.save().await.unwrap();
+    assert_eq!(
+        stored(&users, "a@b.c").await.get_str("plan").unwrap(),
+        "pro"
+    );
+    t.finish().await;
+}
+
+/// 50 concurrent first requests of one new user, 5 rounds: exactly one
+/// document per user; every call returns it with the same `_id` and
+/// `created_at`, and an `updated_at` written by that call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_first_requests_create_one_user() {
+    let t = TestDb::new().await;
+    let users = User::model(&t.db);
+    unique_email(&users).await;
+    for round in 0..5 {
+        let email = format!("new{round}@b.c");
+        let tasks: Vec<_> = (0..50_i64)
+            .map(|i| {
+                let users = users.clone();
+                let email = email.clone();
+                tokio::spawn(async move {
+                    let before = DateTime::now();
+                    let user = users
+                        .upsert(doc! { "email": &email })
+                        .set(doc! { "lastRequest": i })
+                        .set_on_insert(doc! { "plan": "free" })
+                        .await
+                        .unwrap();
+                    let after = DateTime::now();
+                    (i, before, after, user)
+                })
+            })
+            .collect();
+        let mut results = Vec::new();
+        for task in tasks {
+            results.push(task.await.unwrap());
+        }
+        assert_eq!(users.count(doc! { "email": &email }).await.unwrap(), 1);
+        let ids: HashSet<ObjectId> = results.iter().map(|r| r.3.id).collect();
+        assert_eq!(ids.len(), 1, "every call saw the same document");
+        let created: HashSet<i64> = results
+            .iter()
+            .map(|r| r.3.created_at.unwrap().timestamp_millis())
+            .collect();
+        assert_eq!(
+            created.len(),
+            1,
+            "created_at is identical in every returned Doc"
+        );
+        let created = results[0].3.created_at.unwrap();
+        for (i, before, after, user) in &results {
+            // The document as this call's own update left it.
+            assert_eq!(user.last_request, *i);
+            // Stamped by this call, with the client's clock: a call that
+            // read the clock before the inserting call but landed after it
+            // may hold an updated_at a little before created_at.
+            let updated = user.updated_at.unwrap();
+            assert!(
+                *before <= updated && updated <= *after,
+                "updated_at stamped by this call"
+            );
+            assert_eq!(user.plan, "free");
+            assert_eq!(user.version(), Some(0));
+        }
+        let raw = stored(&users, &email).await;
+        assert_eq!(raw.get_datetime("createdAt").unwrap(), &created);
+        let last = raw.get_datetime("updatedAt").unwrap();
+        assert!(results
+            .iter()
+            .any(|r| r.3.updated_at.as_ref() == Some(last)));
+        // The call that inserted wrote equal times.
+        assert!(results.iter().any(|r| r.3.updated_at == Some(created)));
+        assert_eq!(raw.get_i32("__v").unwrap(), 0);
+    }
+    t.finish().await;
+}
+
+#[tokio::test]
+async fn a_document_that_does_not_fit_the_type_is_reported() {
+    let t = TestDb::new().await;
+    let users = User::model(&t.db);
+    // No `plan` on insert: the stored document lacks a required field.
+    let err = users
+        .upsert(doc! { "email": "x@y.z" })
+        .set(doc! { "lastRequest": 1_i64 })
+        .await
+        .unwrap_err();
+    match err {
+        Error::Deserialize(e) => assert_eq!(e.path, "plan"),
+        other => panic!("expected a deserialize error, got {other:?}"),
+    }
+    t.finish().await;
+}
+
+#[tokio::test]
+async fn upsert_runs_in_a_session() {
+    let t = TestDb::new().await;
+    let users = User::model(&t.db);
+    t.db.create_collection("users").await.unwrap();
+    let mut s = t.client.start_session().await.unwrap();
+    s.start_transaction().await.unwrap();
+    let user = users
+        .upsert(doc! { "email": "s@b.c" })
+        .set_on_insert(doc! { "plan": "free", "lastRequest": 0_i64 })
+        .session(&mut s)
+        .await
+        .unwrap();
+    assert_eq!(user.plan, "free");
+    s.abort_transaction().await.unwrap();
+    // SecantusDB holds the aborted transaction's locks until the session ends.
+    drop(s);
+    assert_eq!(
+        users.count(doc! {}).await.unwrap(),
+        0,
+        "rolled back with the transaction"
+    );
+    t.finish().await;
+}
