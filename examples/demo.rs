@@ -44,6 +44,16 @@ fn https_only(avatar: &Option<String>) -> Result<(), String> {
     }
 }
 
+/// A background job that several service instances poll.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(collection = "jobs", index(keys(state = 1), name = "queue"))]
+pub struct Job {
+    #[serde(rename = "_id")]
+    pub id: i64,
+    pub state: String,
+    pub worker: Option<i64>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
 #[odm(collection = "posts")]
 pub struct Post {
@@ -193,6 +203,65 @@ async fn main() -> odm::Result<()> {
     println!(
         "  with an https avatar it saves: version {:?}",
         bob.version()
+    );
+
+    // 6. The same new user arrives on two instances at once: one upsert each.
+    println!("\n6. Five instances see the first request of carol at once.");
+    let mut tasks = Vec::new();
+    for i in 0..5 {
+        let users = users.clone();
+        tasks.push(tokio::spawn(async move {
+            users
+                .upsert(doc! { "email": "carol@example.com" })
+                .set(doc! { "tags": [format!("seen-by-{i}")] })
+                .set_on_insert(doc! { "_id": ObjectId::new(), "status": "NEW", "avatar": null })
+                .await
+        }));
+    }
+    for task in tasks {
+        task.await.expect("task")?;
+    }
+    let carols = users.count(doc! { "email": "carol@example.com" }).await?;
+    println!("  documents for carol: {carols}");
+
+    // 7. Four workers poll one queue: each job runs exactly once.
+    println!("\n7. Four workers claim 20 jobs.");
+    let jobs = Job::model(&db);
+    jobs.sync_indexes().await?;
+    for id in 0..20 {
+        jobs.create(Job {
+            id,
+            state: "pending".into(),
+            worker: None,
+        })
+        .await?;
+    }
+    let mut workers = Vec::new();
+    for w in 0..4 {
+        let jobs = jobs.clone();
+        workers.push(tokio::spawn(async move {
+            let mut mine = 0;
+            // The guarded field is in the filter: only one claim can match.
+            while let Some(_job) = jobs
+                .claim(
+                    doc! { "state": "pending" },
+                    doc! { "$set": { "state": "running", "worker": w } },
+                )
+                .await?
+            {
+                mine += 1;
+            }
+            Ok::<_, Error>(mine)
+        }));
+    }
+    let mut per_worker = Vec::new();
+    for worker in workers {
+        per_worker.push(worker.await.expect("task")?);
+    }
+    let total: i32 = per_worker.iter().sum();
+    println!(
+        "  claimed per worker {per_worker:?}, {total} in all, {} left",
+        jobs.count(doc! { "state": "pending" }).await?
     );
 
     let _ = db.drop().await;
