@@ -28,6 +28,31 @@ impl<'de> Elements<'de> {
 
     /// The next key and value, `None` at the closing NUL.
     fn advance(&mut self) -> Result<Option<(&'de str, Value<'de>)>> {
+        match self.advance_raw()? {
+            None => Ok(None),
+            Some((key, value)) => {
+                let key = std::str::from_utf8(key).map_err(|_| GiveUp)?;
+                Ok(Some((key, value)))
+            }
+        }
+    }
+
+    /// The next value of an array, whose keys (`"0"`, `"1"`, ...) are only
+    /// checked to be UTF-8, as `bson` does, not read.
+    fn advance_element(&mut self) -> Result<Option<Value<'de>>> {
+        match self.advance_raw()? {
+            None => Ok(None),
+            Some((key, value)) => {
+                if !key.is_ascii() {
+                    std::str::from_utf8(key).map_err(|_| GiveUp)?;
+                }
+                Ok(Some(value))
+            }
+        }
+    }
+
+    /// The next key's bytes and value, `None` at the closing NUL.
+    fn advance_raw(&mut self) -> Result<Option<(&'de [u8], Value<'de>)>> {
         let rest = self.rest;
         let kind = rest[0];
         if kind == 0 {
@@ -39,7 +64,7 @@ impl<'de> Elements<'de> {
             };
         }
         let key_len = rest[1..].iter().position(|&b| b == 0).ok_or(GiveUp)?;
-        let key = std::str::from_utf8(&rest[1..1 + key_len]).map_err(|_| GiveUp)?;
+        let key = &rest[1..1 + key_len];
         let body = &rest[key_len + 2..];
         let size = match kind {
             tag::INT32 => 4,
@@ -108,9 +133,9 @@ impl<'de> de::SeqAccess<'de> for Elements<'de> {
     type Error = GiveUp;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        match self.advance()? {
+        match self.advance_element()? {
             None => Ok(None),
-            Some((_, value)) => {
+            Some(value) => {
                 self.current = Some(value);
                 seed.deserialize(value).map(Some)
             }
