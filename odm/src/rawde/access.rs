@@ -51,6 +51,33 @@ impl<'de> Elements<'de> {
         }
     }
 
+    /// How many elements are left, for a sequence's size hint (`None` if
+    /// the bytes are not what `advance` accepts; it then gives up anyway).
+    fn count(&self) -> Option<usize> {
+        let mut rest = self.rest;
+        let mut n = 0;
+        loop {
+            let kind = *rest.first()?;
+            if kind == 0 {
+                return Some(n);
+            }
+            let key_len = rest[1..].iter().position(|&b| b == 0)?;
+            let body = &rest[key_len + 2..];
+            let size = match kind {
+                tag::INT32 => 4,
+                tag::DOUBLE | tag::INT64 | tag::DATE_TIME => 8,
+                tag::OBJECT_ID => 12,
+                tag::BOOLEAN => 1,
+                tag::NULL => 0,
+                tag::STRING => 4 + usize::try_from(read_i32(body).ok()?).ok()?,
+                tag::DOCUMENT | tag::ARRAY => usize::try_from(read_i32(body).ok()?).ok()?,
+                _ => return None,
+            };
+            rest = body.get(size..)?;
+            n += 1;
+        }
+    }
+
     /// The next key's bytes and value, `None` at the closing NUL.
     fn advance_raw(&mut self) -> Result<Option<(&'de [u8], Value<'de>)>> {
         let rest = self.rest;
@@ -140,6 +167,11 @@ impl<'de> de::SeqAccess<'de> for Elements<'de> {
                 seed.deserialize(value).map(Some)
             }
         }
+    }
+
+    /// `bson` gives no hint; this one only lets a `Vec` be allocated once.
+    fn size_hint(&self) -> Option<usize> {
+        self.count()
     }
 }
 

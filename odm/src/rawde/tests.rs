@@ -368,3 +368,22 @@ fn never_accepts_what_bson_rejects() {
     }
     assert!(accepted > 0);
 }
+
+/// Arrays tell their length, so a `Vec` is allocated once, at its size.
+#[test]
+fn sequences_are_sized_up_front() {
+    #[derive(Debug, Deserialize)]
+    struct Lists {
+        subs: Vec<Sub>,
+        tags: Vec<String>,
+        empty: Vec<i32>,
+    }
+    let subs: Vec<Bson> = (0..50)
+        .map(|i| Bson::Document(doc! { "_id": oid(i), "text": "t", "likes": i as i32 }))
+        .collect();
+    let tags: Vec<Bson> = (0..7).map(|i| Bson::String(format!("tag-{i}"))).collect();
+    let lists: Lists = same_value(&bytes(&doc! { "subs": subs, "tags": tags, "empty": [] }));
+    assert_eq!((lists.subs.len(), lists.subs.capacity()), (50, 50));
+    assert_eq!((lists.tags.len(), lists.tags.capacity()), (7, 7));
+    assert_eq!(lists.empty.capacity(), 0);
+}
