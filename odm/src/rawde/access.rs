@@ -15,14 +15,41 @@ pub(super) struct Elements<'de> {
     rest: &'de [u8],
     /// The value of the element whose key was read last.
     current: Option<Value<'de>>,
+    /// The field names of the struct being read (empty for other maps).
+    fields: &'static [&'static str],
+    /// The field expected next: stored documents usually keep the order.
+    next_field: usize,
 }
 
 impl<'de> Elements<'de> {
     /// `doc` is a checked document: length >= 5, NUL-terminated.
     pub(super) fn new(doc: &'de [u8]) -> Self {
+        Self::with_fields(doc, &[])
+    }
+
+    /// The elements of a document read into a struct with these fields.
+    pub(super) fn with_fields(doc: &'de [u8], fields: &'static [&'static str]) -> Self {
         Elements {
             rest: &doc[4..],
             current: None,
+            fields,
+            next_field: 0,
+        }
+    }
+
+    /// A key as text. A key equal to one of the struct's field names is
+    /// that name (valid UTF-8 by construction, no need to check it again).
+    fn key(&mut self, key: &'de [u8]) -> Result<&'de str> {
+        let at = match self.fields.get(self.next_field) {
+            Some(field) if field.as_bytes() == key => Some(self.next_field),
+            _ => self.fields.iter().position(|field| field.as_bytes() == key),
+        };
+        match at {
+            Some(at) => {
+                self.next_field = at + 1;
+                Ok(self.fields[at])
+            }
+            None => std::str::from_utf8(key).map_err(|_| GiveUp),
         }
     }
 
@@ -30,10 +57,7 @@ impl<'de> Elements<'de> {
     fn advance(&mut self) -> Result<Option<(&'de str, Value<'de>)>> {
         match self.advance_raw()? {
             None => Ok(None),
-            Some((key, value)) => {
-                let key = std::str::from_utf8(key).map_err(|_| GiveUp)?;
-                Ok(Some((key, value)))
-            }
+            Some((key, value)) => Ok(Some((self.key(key)?, value))),
         }
     }
 

@@ -189,13 +189,26 @@ impl<'de> de::Deserializer<'de> for Value<'de> {
         visitor.visit_newtype_struct(self)
     }
 
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        // What `bson` does (a map of the document), knowing the names.
+        match self.kind {
+            tag::DOCUMENT => visitor.visit_map(Elements::with_fields(self.data, fields)),
+            _ => self.visit(visitor),
+        }
+    }
+
     fn is_human_readable(&self) -> bool {
         false
     }
 
     forward_to_deserialize_any! {
         bool char str string byte_buf unit unit_struct identifier seq tuple
-        tuple_struct struct map ignored_any i8 i16 i32 i64 u8 u16 u32 u64 f32
+        tuple_struct map ignored_any i8 i16 i32 i64 u8 u16 u32 u64 f32
         f64
     }
 }

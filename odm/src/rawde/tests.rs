@@ -387,3 +387,28 @@ fn sequences_are_sized_up_front() {
     assert_eq!((lists.tags.len(), lists.tags.capacity()), (7, 7));
     assert_eq!(lists.empty.capacity(), 0);
 }
+
+/// Struct keys are matched against the field names in any order, and keys
+/// that are no field (unknown, or non-ASCII) are still read as text.
+#[test]
+fn struct_keys_in_any_order() {
+    #[derive(Debug, Deserialize)]
+    struct Named {
+        alpha: i32,
+        beta: String,
+        #[serde(rename = "gämma")]
+        gamma: bool,
+        #[serde(flatten)]
+        rest: BTreeMap<String, Bson>,
+    }
+    #[derive(Debug, Deserialize)]
+    struct Plain {
+        alpha: i32,
+        beta: String,
+    }
+    let doc = doc! { "gämma": true, "zeta": 1, "beta": "b", "ünknown": "u", "alpha": 3 };
+    let named: Named = same_value(&bytes(&doc));
+    assert_eq!((named.alpha, named.gamma, named.rest.len()), (3, true, 2));
+    let plain: Plain = same_value(&bytes(&doc));
+    assert_eq!(plain.beta, "b");
+}
