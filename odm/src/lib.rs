@@ -226,6 +226,7 @@ mod error;
 pub mod index;
 mod meta;
 mod model;
+mod rawde;
 mod rawser;
 mod save;
 pub mod validate;
