@@ -122,3 +122,54 @@ async fn reload_takes_the_stored_state() {
     assert!(matches!(b.reload().await, Err(Error::NotFound(_))));
     t.finish().await;
 }
+
+/// Counts how often the document is serialized.
+static SERIALIZED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+struct Counted(String);
+
+impl serde::Serialize for Counted {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        SERIALIZED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.0.serialize(s)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, Document)]
+#[odm(collection = "counted")]
+struct Note {
+    #[serde(rename = "_id")]
+    id: i64,
+    text: Counted,
+}
+
+#[tokio::test]
+async fn a_document_only_read_is_never_serialized_and_the_first_change_is_tracked() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let t = TestDb::new().await;
+    let notes = Note::model(&t.db);
+    notes
+        .collection()
+        .insert_one(doc! { "_id": 1_i64, "text": "a", "__v": 0 })
+        .await
+        .unwrap();
+    let before = SERIALIZED.load(SeqCst);
+    let mut note = notes.find_by_id(1_i64).await.unwrap().unwrap();
+    assert_eq!(note.text.0, "a");
+    assert_eq!(SERIALIZED.load(SeqCst), before, "loading and reading serialize nothing");
+    // The snapshot is taken at the first mutable access, before the change.
+    note.text.0 = "b".into();
+    assert_eq!(SERIALIZED.load(SeqCst), before + 1);
+    assert_eq!(
+        note.changes(),
+        Some((doc! { "_id": 1_i64 }, doc! { "$set": { "text": "b" } }))
+    );
+    note.save().await.unwrap();
+    assert_eq!(stored(&notes, 1_i64).await.get_str("text").unwrap(), "b");
+    // A mutable access that changes nothing is no change.
+    let mut again = notes.find_by_id(1_i64).await.unwrap().unwrap();
+    let _ = &mut again.text;
+    assert_eq!(again.changes(), None);
+    t.finish().await;
+}

@@ -8,12 +8,13 @@ use crate::diff::raw_error;
 use crate::document::Document;
 use crate::error::{DeserializeError, Error};
 
-/// A value as loaded: the value, the snapshot its changes are measured
-/// against, and the stored version.
+/// A value as loaded: the value, its `_id`, the stored version, and the
+/// stored size (a capacity hint for its snapshot).
 pub(crate) struct Loaded<T> {
     pub value: T,
-    pub snapshot: RawDocumentBuf,
+    pub id: Bson,
     pub version: Option<i64>,
+    pub size: usize,
 }
 
 /// Serializes a value to raw BSON.
@@ -55,10 +56,11 @@ pub(crate) fn read_id(raw: &RawDocument) -> Result<Bson, Error> {
 }
 
 /// Decodes a stored document (the fast path of `rawde`, else `bson`,
-/// whose result it equals). The snapshot is the value serialized again,
-/// so fields the type does not know (the version key among them), numeric
-/// widths and `#[serde(default)]` fields missing from the store are never
-/// mistaken for changes.
+/// whose result it equals). The snapshot is taken later, by serializing the
+/// value again before its first change (see `Doc`), so fields the type does
+/// not know (the version key among them), numeric widths and
+/// `#[serde(default)]` fields missing from the store are never mistaken for
+/// changes, and a document that is only read never pays for it.
 pub(crate) fn load<T: Document>(raw: &RawDocument, collection: &str) -> Result<Loaded<T>, Error> {
     let value: T = match crate::rawde::from_slice(raw.as_bytes()) {
         Some(value) => value,
@@ -67,12 +69,12 @@ pub(crate) fn load<T: Document>(raw: &RawDocument, collection: &str) -> Result<L
             Err(e) => return Err(deserialize_error::<T>(raw, collection, e.to_string())),
         },
     };
-    let snapshot = to_raw_sized(&value, raw.as_bytes().len())?;
     let version = read_version(raw, T::__odm_meta().versioning.key);
     Ok(Loaded {
         value,
-        snapshot,
+        id: read_id(raw)?,
         version,
+        size: raw.as_bytes().len(),
     })
 }
 

@@ -21,14 +21,47 @@ use crate::versioning::{self, Effect};
 /// first save of a document made with [`Model::new_doc`] inserts it; later
 /// saves send one `updateOne` with only what changed (see
 /// [`changes`](Doc::changes)).
+///
+/// A loaded document takes its snapshot (the value serialized, what the
+/// next save compares with) at the first mutable access, so a document
+/// that is only read costs only its decoding. Consequently a change made
+/// without `&mut` (through a `Cell`, `RefCell` or `Mutex` inside the model)
+/// before that first access is not seen as a change.
 pub struct Doc<T: Document> {
     value: T,
-    /// The value as last loaded or saved, serialized; `None` until inserted.
-    snapshot: Option<RawDocumentBuf>,
+    /// What the value is compared with.
+    tracked: Tracked,
     version: Option<i64>,
     increment: bool,
     deleted: bool,
     model: Model<T>,
+}
+
+/// The state changes are measured against.
+#[derive(Clone)]
+enum Tracked {
+    /// Not inserted yet.
+    New,
+    /// Stored, and the value is still exactly as loaded or saved: its
+    /// snapshot is taken on the first `&mut` access (`DerefMut`), so a
+    /// document that is only read never serializes. `size` is a capacity hint.
+    Clean { id: Bson, size: usize },
+    /// Stored: the value as loaded or saved, serialized.
+    Snapshot { id: Bson, snapshot: RawDocumentBuf },
+    /// Stored, but the loaded value could not be serialized to take its
+    /// snapshot; a save reports this error.
+    Unserializable { id: Bson, error: String },
+}
+
+impl Tracked {
+    fn id(&self) -> Option<&Bson> {
+        match self {
+            Tracked::New => None,
+            Tracked::Clean { id, .. }
+            | Tracked::Snapshot { id, .. }
+            | Tracked::Unserializable { id, .. } => Some(id),
+        }
+    }
 }
 
 /// What the next save would do, computed from the current value.
@@ -45,7 +78,7 @@ impl<T: Document> Doc<T> {
     pub(crate) fn new(model: Model<T>, value: T) -> Self {
         Doc {
             value,
-            snapshot: None,
+            tracked: Tracked::New,
             version: None,
             increment: false,
             deleted: false,
@@ -56,7 +89,10 @@ impl<T: Document> Doc<T> {
     pub(crate) fn loaded(model: Model<T>, loaded: Loaded<T>) -> Self {
         Doc {
             value: loaded.value,
-            snapshot: Some(loaded.snapshot),
+            tracked: Tracked::Clean {
+                id: loaded.id,
+                size: loaded.size,
+            },
             version: loaded.version,
             increment: false,
             deleted: false,
@@ -71,7 +107,7 @@ impl<T: Document> Doc<T> {
 
     /// `true` until the document has been inserted.
     pub fn is_new(&self) -> bool {
-        self.snapshot.is_none()
+        matches!(self.tracked, Tracked::New)
     }
 
     /// The version as loaded or last saved; `None` for a new document, with
@@ -89,10 +125,15 @@ impl<T: Document> Doc<T> {
 
     /// The `_id` as stored (for a new document: as it will be inserted).
     pub fn id(&self) -> Result<Bson> {
-        match &self.snapshot {
-            Some(snapshot) => codec::read_id(snapshot),
+        match self.tracked.id() {
+            Some(id) => Ok(id.clone()),
             None => codec::read_id(&codec::to_raw(&self.value)?),
         }
+    }
+
+    /// The stored `_id`; `None` for a new document.
+    pub(crate) fn stored_id(&self) -> Option<&Bson> {
+        self.tracked.id()
     }
 
     /// The `(filter, update)` the next save would send as an `updateOne`;
@@ -103,13 +144,12 @@ impl<T: Document> Doc<T> {
     /// When the value cannot be serialized to BSON (the save would return
     /// that as [`Error::Serialize`]).
     pub fn changes(&self) -> Option<(BsonDocument, BsonDocument)> {
-        let snapshot = self.snapshot.as_ref()?;
+        let id = self.tracked.id()?;
         let plan = self.plan().expect("the document serializes to BSON");
         if plan.changes.is_empty() && !plan.effect.bump {
             return None;
         }
-        let id = codec::read_id(snapshot).expect("the snapshot is valid BSON");
-        Some(self.request(&id, &plan))
+        Some(self.request(id, &plan))
     }
 
     /// The dotted BSON paths changed since the document was loaded or last
@@ -128,14 +168,21 @@ impl<T: Document> Doc<T> {
     }
 
     pub(crate) fn plan(&self) -> Result<Plan> {
-        let capacity = self
-            .snapshot
-            .as_ref()
-            .map_or(0, |s| s.as_bytes().len() + 64);
+        let capacity = match &self.tracked {
+            Tracked::Snapshot { snapshot, .. } => snapshot.as_bytes().len() + 64,
+            Tracked::Clean { size, .. } => *size,
+            _ => 0,
+        };
         let mut current = codec::to_raw_sized(&self.value, capacity)?;
-        let mut changes = match &self.snapshot {
-            Some(snapshot) => diff::diff(snapshot, &current)?,
-            None => Vec::new(),
+        let mut changes = match &self.tracked {
+            Tracked::Snapshot { snapshot, .. } => diff::diff(snapshot, &current)?,
+            // Untouched since loaded or saved: nothing changed.
+            Tracked::Clean { .. } | Tracked::New => Vec::new(),
+            Tracked::Unserializable { error, .. } => {
+                return Err(Error::from(
+                    <mongodb::bson::ser::Error as serde::ser::Error>::custom(error),
+                ))
+            }
         };
         let rules = &T::__odm_meta().versioning;
         let effect = versioning::effect(rules, &changes, self.increment);
@@ -176,29 +223,26 @@ impl<T: Document> Doc<T> {
         }))
     }
 
-    pub(crate) fn snapshot(&self) -> Option<&RawDocumentBuf> {
-        self.snapshot.as_ref()
-    }
-
     pub(crate) fn is_deleted(&self) -> bool {
         self.deleted
     }
 
     /// Moves the snapshot forward after a successful write.
-    pub(crate) fn commit(&mut self, plan: Plan, inserted: bool) {
+    pub(crate) fn commit(&mut self, id: Bson, plan: Plan, inserted: bool) {
         let key = T::__odm_meta().versioning.key;
         if inserted {
             self.version = key.map(|_| 0);
         } else if plan.effect.bump && key.is_some() {
             self.version = Some(self.version.unwrap_or(0) + 1);
         }
-        self.snapshot = Some(match plan.stamp {
+        let snapshot = match plan.stamp {
             Some(stamp) => {
                 stamp.apply(&mut self.value);
                 codec::to_raw(&self.value).unwrap_or(plan.current)
             }
             None => plan.current,
-        });
+        };
+        self.tracked = Tracked::Snapshot { id, snapshot };
         self.increment = false;
     }
 
@@ -210,7 +254,7 @@ impl<T: Document> Doc<T> {
     {
         Doc {
             value: self.value.clone(),
-            snapshot: self.snapshot.clone(),
+            tracked: self.tracked.clone(),
             version: self.version,
             increment: self.increment,
             deleted: self.deleted,
@@ -220,15 +264,18 @@ impl<T: Document> Doc<T> {
 
     /// Re-reads the document, dropping local changes.
     pub async fn reload(&mut self) -> Result<()> {
-        let Some(snapshot) = &self.snapshot else {
+        let Some(id) = self.tracked.id() else {
             return Err(self.not_found(doc! {}));
         };
-        let filter = doc! { "_id": codec::read_id(snapshot)? };
+        let filter = doc! { "_id": id.clone() };
         match self.model.find_raw(filter.clone(), None).await? {
             Some(raw) => {
                 let loaded = codec::load::<T>(&raw, self.model.name())?;
                 self.value = loaded.value;
-                self.snapshot = Some(loaded.snapshot);
+                self.tracked = Tracked::Clean {
+                    id: loaded.id,
+                    size: loaded.size,
+                };
                 self.version = loaded.version;
                 self.increment = false;
                 Ok(())
@@ -240,10 +287,10 @@ impl<T: Document> Doc<T> {
     /// Deletes the stored document. Afterwards a save returns
     /// [`Error::NotFound`] without writing.
     pub async fn delete(&mut self) -> Result<()> {
-        let Some(snapshot) = &self.snapshot else {
+        let Some(id) = self.tracked.id() else {
             return Err(self.not_found(doc! {}));
         };
-        let filter = doc! { "_id": codec::read_id(snapshot)? };
+        let filter = doc! { "_id": id.clone() };
         let result = self
             .model
             .collection()
@@ -266,7 +313,19 @@ impl<T: Document> Deref for Doc<T> {
 }
 
 impl<T: Document> DerefMut for Doc<T> {
+    /// Before the first change of a loaded or saved value, takes its
+    /// snapshot: what the next save compares with.
     fn deref_mut(&mut self) -> &mut T {
+        if let Tracked::Clean { id, size } = &self.tracked {
+            let id = id.clone();
+            self.tracked = match codec::to_raw_sized(&self.value, *size) {
+                Ok(snapshot) => Tracked::Snapshot { id, snapshot },
+                Err(e) => Tracked::Unserializable {
+                    id,
+                    error: e.to_string(),
+                },
+            };
+        }
         &mut self.value
     }
 }

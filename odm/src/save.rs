@@ -85,7 +85,8 @@ async fn insert<T: Document>(
         let e = from_driver(e, doc.model().name());
         crate::index::complete_insert(e, T::__odm_meta(), &stored)
     })?;
-    doc.commit(plan, true);
+    let id = codec::read_id(&plan.current)?;
+    doc.commit(id, plan, true);
     Ok(())
 }
 
@@ -94,7 +95,7 @@ async fn update<T: Document>(
     plan: Plan,
     session: Option<&mut ClientSession>,
 ) -> Result<()> {
-    let id = codec::read_id(doc.snapshot().expect("not new"))?;
+    let id = doc.stored_id().expect("not new").clone();
     let (filter, update) = doc.request(&id, &plan);
     let matched = if update.is_empty() {
         // Nothing to write: check that the document (at this version, under
@@ -122,6 +123,6 @@ async fn update<T: Document>(
     if matched == 0 {
         return Err(doc.no_match(id, filter, &plan));
     }
-    doc.commit(plan, false);
+    doc.commit(id, plan, false);
     Ok(())
 }
