@@ -157,7 +157,11 @@ async fn a_document_only_read_is_never_serialized_and_the_first_change_is_tracke
     let before = SERIALIZED.load(SeqCst);
     let mut note = notes.find_by_id(1_i64).await.unwrap().unwrap();
     assert_eq!(note.text.0, "a");
-    assert_eq!(SERIALIZED.load(SeqCst), before, "loading and reading serialize nothing");
+    assert_eq!(
+        SERIALIZED.load(SeqCst),
+        before,
+        "loading and reading serialize nothing"
+    );
     // The snapshot is taken at the first mutable access, before the change.
     note.text.0 = "b".into();
     assert_eq!(SERIALIZED.load(SeqCst), before + 1);
