@@ -226,6 +226,7 @@ mod error;
 pub mod index;
 mod meta;
 mod model;
+mod query;
 mod rawde;
 mod rawser;
 mod save;
@@ -250,6 +251,7 @@ pub use error::{
 pub use index::{IndexError, SyncReport};
 pub use meta::{Concurrency, Meta, Timestamps, Versioning};
 pub use model::Model;
+pub use query::{Count, Create, Find, FindOne};
 pub use save::{BoxFuture, Save};
 pub use validate::Validate;
 

@@ -3,15 +3,14 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use futures_util::TryStreamExt;
 use mongodb::bson::raw::RawDocumentBuf;
-use mongodb::bson::{doc, Bson, Document as BsonDocument};
+use mongodb::bson::Document as BsonDocument;
 use mongodb::{ClientSession, Collection, Database};
 
 use crate::codec;
 use crate::doc::Doc;
 use crate::document::Document;
-use crate::error::{from_driver, Error, Result};
+use crate::error::{Error, Result};
 
 /// The handle to the collection of model `T`. Cheap to clone; `Send + Sync`.
 pub struct Model<T> {
@@ -67,42 +66,6 @@ impl<T: Document> Model<T> {
     /// An unsaved document; its first `save()` inserts it.
     pub fn new_doc(&self, value: T) -> Doc<T> {
         Doc::new(self.clone(), value)
-    }
-
-    /// Validates and inserts `value` now, with version 0.
-    pub async fn create(&self, value: T) -> Result<Doc<T>> {
-        let mut doc = self.new_doc(value);
-        doc.save().await?;
-        Ok(doc)
-    }
-
-    /// The document with this `_id`, if any.
-    pub async fn find_by_id(&self, id: impl Into<Bson>) -> Result<Option<Doc<T>>> {
-        let filter = doc! { "_id": id.into() };
-        self.find_one(filter).await
-    }
-
-    /// The first document matching `filter`, if any.
-    pub async fn find_one(&self, filter: BsonDocument) -> Result<Option<Doc<T>>> {
-        match self.find_raw(filter, None).await? {
-            Some(raw) => Ok(Some(self.hydrate(&raw)?)),
-            None => Ok(None),
-        }
-    }
-
-    /// Every document matching `filter`.
-    pub async fn find(&self, filter: BsonDocument) -> Result<Vec<Doc<T>>> {
-        let cursor = self.raw.find(filter).await.map_err(Error::Driver)?;
-        let raws: Vec<RawDocumentBuf> = cursor.try_collect().await.map_err(Error::Driver)?;
-        raws.iter().map(|raw| self.hydrate(raw)).collect()
-    }
-
-    /// How many documents match `filter`.
-    pub async fn count(&self, filter: BsonDocument) -> Result<u64> {
-        self.docs
-            .count_documents(filter)
-            .await
-            .map_err(|e| from_driver(e, self.name()))
     }
 
     /// Tracks a document read by other means (e.g. through

@@ -1,0 +1,77 @@
+//! Every operation of `Model` runs inside a session when given one, so a
+//! transaction can read its own writes and roll them back.
+
+mod common;
+
+use common::*;
+use odm::prelude::*;
+use odm::testing::TestDb;
+
+#[tokio::test]
+async fn reads_and_creates_take_a_session() {
+    let t = TestDb::new().await;
+    let users = User::model(&t.db);
+    // The collection exists before the transaction starts.
+    users.create(user()).await.unwrap();
+    let mut s = t.client.start_session().await.unwrap();
+    s.start_transaction().await.unwrap();
+    let mut inside = user();
+    inside.email = "inside@x.y".into();
+    let created = users.create(inside.clone()).session(&mut s).await.unwrap();
+    assert_eq!(created.version(), Some(0));
+    let found = users.find_by_id(inside.id).session(&mut s).await.unwrap();
+    assert_eq!(
+        found.map(|d| d.email.clone()),
+        Some("inside@x.y".to_string())
+    );
+    let one = users
+        .find_one(doc! { "email": "inside@x.y" })
+        .session(&mut s)
+        .await
+        .unwrap();
+    assert!(one.is_some());
+    assert_eq!(users.count(doc! {}).session(&mut s).await.unwrap(), 2);
+    let all = users
+        .find(doc! {})
+        .sort(doc! { "email": 1 })
+        .limit(5)
+        .session(&mut s)
+        .await
+        .unwrap();
+    let emails: Vec<_> = all.iter().map(|d| d.email.clone()).collect();
+    assert_eq!(emails, ["a@b.c", "inside@x.y"]);
+    s.abort_transaction().await.unwrap();
+    drop(s);
+    // Rolled back: only the document created outside is stored.
+    assert_eq!(users.count(doc! {}).await.unwrap(), 1);
+    assert!(users.find_by_id(inside.id).await.unwrap().is_none());
+    t.finish().await;
+}
+
+#[tokio::test]
+async fn find_sorts_skips_and_limits() {
+    let t = TestDb::new().await;
+    let users = User::model(&t.db);
+    for i in 0..5 {
+        let mut u = user();
+        u.email = format!("u{i}@x.y");
+        users.create(u).await.unwrap();
+    }
+    let page = users
+        .find(doc! {})
+        .sort(doc! { "email": -1 })
+        .skip(1)
+        .limit(2)
+        .await
+        .unwrap();
+    let emails: Vec<_> = page.iter().map(|d| d.email.clone()).collect();
+    assert_eq!(emails, ["u3@x.y", "u2@x.y"]);
+    let first = users
+        .find_one(doc! {})
+        .sort(doc! { "email": 1 })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(first.email, "u0@x.y");
+    t.finish().await;
+}
