@@ -62,8 +62,8 @@ const CONTAINER_INDEX_FORM: &str =
 /// What a rejected partial-filter operator can be replaced with.
 const ALTERNATIVE: &str = "To index only the documents where something is NOT true, store a field \
 that is true exactly for the documents to index and write `partial(that_field = true)`; for a rule \
-no index can express, serialize the check-then-write with a lock: `odm::lock::KeyedMutex` within \
-one process, `odm::lock::Leases` across processes";
+no index can express, serialize the check-then-write with a lock: a keyed mutex within one \
+process, a lease kept in MongoDB across processes";
 
 const ACCEPTED: &str =
     "MongoDB's partialFilterExpression accepts only equality (`field = value`), \

@@ -68,7 +68,8 @@
 //! on, so odm rejects them too. Each is a compile error that says why and
 //! points to the alternatives: a flag field that is true exactly when the
 //! index should apply (filter on `flag = true`), or a lock around the
-//! check-then-write (`odm::lock`).
+//! check-then-write (a keyed mutex in one process, a lease in MongoDB
+//! across processes).
 //!
 //! Field names are Rust identifiers; the derive maps them to the stored
 //! names through `#[serde(rename)]` / `rename_all`. Default index names
