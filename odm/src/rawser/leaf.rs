@@ -39,6 +39,117 @@ fn parse_oid(hex: &[u8]) -> Result<[u8; 12]> {
     Ok(bytes)
 }
 
+/// The `Serializer` methods both leaf serializers give up on: every kind of
+/// value except strings and structs, which each serializer handles itself.
+macro_rules! give_up_on_non_strings {
+    () => {
+        fn serialize_bool(self, _: bool) -> Result<()> {
+            Err(GiveUp)
+        }
+        fn serialize_i8(self, _: i8) -> Result<()> {
+            Err(GiveUp)
+        }
+        fn serialize_i16(self, _: i16) -> Result<()> {
+            Err(GiveUp)
+        }
+        fn serialize_i32(self, _: i32) -> Result<()> {
+            Err(GiveUp)
+        }
+        fn serialize_i64(self, _: i64) -> Result<()> {
+            Err(GiveUp)
+        }
+        fn serialize_u8(self, _: u8) -> Result<()> {
+            Err(GiveUp)
+        }
+        fn serialize_u16(self, _: u16) -> Result<()> {
+            Err(GiveUp)
+        }
+        fn serialize_u32(self, _: u32) -> Result<()> {
+            Err(GiveUp)
+        }
+        fn serialize_u64(self, _: u64) -> Result<()> {
+            Err(GiveUp)
+        }
+        fn serialize_f32(self, _: f32) -> Result<()> {
+            Err(GiveUp)
+        }
+        fn serialize_f64(self, _: f64) -> Result<()> {
+            Err(GiveUp)
+        }
+        fn serialize_char(self, _: char) -> Result<()> {
+            Err(GiveUp)
+        }
+        fn serialize_bytes(self, _: &[u8]) -> Result<()> {
+            Err(GiveUp)
+        }
+        fn serialize_none(self) -> Result<()> {
+            Err(GiveUp)
+        }
+        fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<()> {
+            Err(GiveUp)
+        }
+        fn serialize_unit(self) -> Result<()> {
+            Err(GiveUp)
+        }
+        fn serialize_unit_struct(self, _: &'static str) -> Result<()> {
+            Err(GiveUp)
+        }
+        fn serialize_unit_variant(self, _: &'static str, _: u32, _: &'static str) -> Result<()> {
+            Err(GiveUp)
+        }
+        fn serialize_newtype_struct<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: &T,
+        ) -> Result<()> {
+            Err(GiveUp)
+        }
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<()> {
+            Err(GiveUp)
+        }
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
+            Err(GiveUp)
+        }
+        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {
+            Err(GiveUp)
+        }
+        fn serialize_tuple_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleStruct> {
+            Err(GiveUp)
+        }
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleVariant> {
+            Err(GiveUp)
+        }
+        fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap> {
+            Err(GiveUp)
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStructVariant> {
+            Err(GiveUp)
+        }
+    };
+}
+
 /// The value of a `$oid`, `$date` or `$numberLong` field.
 pub(super) struct Extended<'a> {
     pub w: &'a mut Writer,
@@ -83,106 +194,7 @@ impl<'a> ser::Serializer for Extended<'a> {
         }
     }
 
-    fn serialize_bool(self, _: bool) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_i8(self, _: i8) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_i16(self, _: i16) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_i32(self, _: i32) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_i64(self, _: i64) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_u8(self, _: u8) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_u16(self, _: u16) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_u32(self, _: u32) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_u64(self, _: u64) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_f32(self, _: f32) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_f64(self, _: f64) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_char(self, _: char) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_bytes(self, _: &[u8]) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_none(self) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_unit(self) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_unit_variant(self, _: &'static str, _: u32, _: &'static str) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, _: &T) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
-        Err(GiveUp)
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {
-        Err(GiveUp)
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct> {
-        Err(GiveUp)
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant> {
-        Err(GiveUp)
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap> {
-        Err(GiveUp)
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant> {
-        Err(GiveUp)
-    }
+    give_up_on_non_strings!();
 }
 
 /// A map key: only strings are on the fast path.
@@ -207,107 +219,8 @@ impl ser::Serializer for KeyWriter<'_> {
         self.0.key(v)
     }
 
-    fn serialize_bool(self, _: bool) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_i8(self, _: i8) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_i16(self, _: i16) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_i32(self, _: i32) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_i64(self, _: i64) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_u8(self, _: u8) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_u16(self, _: u16) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_u32(self, _: u32) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_u64(self, _: u64) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_f32(self, _: f32) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_f64(self, _: f64) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_char(self, _: char) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_bytes(self, _: &[u8]) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_none(self) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_unit(self) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_unit_variant(self, _: &'static str, _: u32, _: &'static str) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, _: &T) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<()> {
-        Err(GiveUp)
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
-        Err(GiveUp)
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {
-        Err(GiveUp)
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct> {
-        Err(GiveUp)
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant> {
-        Err(GiveUp)
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap> {
-        Err(GiveUp)
-    }
+    give_up_on_non_strings!();
     fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
-        Err(GiveUp)
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant> {
         Err(GiveUp)
     }
 }
