@@ -8,33 +8,11 @@ mod mongoose_support;
 
 use std::future::IntoFuture;
 
-use mongoose_support::{expect_version, stored};
-use odm::bson::{Bson, Document as BsonDoc};
+use mongoose_support::{expect_version, item, items_bson, stored, Item};
+use odm::bson::Bson;
 use odm::prelude::*;
 use odm::testing::TestDb;
 use serde::{Deserialize, Serialize};
-
-/// An array sub-document with its own `_id`, as Mongoose makes them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct Item {
-    #[serde(rename = "_id")]
-    id: ObjectId,
-    name: String,
-}
-
-fn item(name: &str) -> Item {
-    Item {
-        id: ObjectId::new(),
-        name: name.into(),
-    }
-}
-
-fn items_bson(items: &[Item]) -> Vec<BsonDoc> {
-    items
-        .iter()
-        .map(|i| doc! { "_id": i.id, "name": &i.name })
-        .collect()
-}
 
 // versioning.test.js: it('increments version when modifying mixed array')
 // Nearest equivalent: the Mixed path `mixed.arr` is a nested struct holding

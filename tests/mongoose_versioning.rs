@@ -10,33 +10,10 @@ mod mongoose_support;
 
 use std::collections::BTreeMap;
 
-use mongoose_support::{expect_version, stored};
-use odm::bson::Document as BsonDoc;
+use mongoose_support::{expect_version, item, items_bson, stored, Item};
 use odm::prelude::*;
 use odm::testing::TestDb;
 use serde::{Deserialize, Serialize};
-
-/// An array sub-document with its own `_id`, as Mongoose makes them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct Item {
-    #[serde(rename = "_id")]
-    id: ObjectId,
-    name: String,
-}
-
-fn item(name: &str) -> Item {
-    Item {
-        id: ObjectId::new(),
-        name: name.into(),
-    }
-}
-
-fn items_bson(items: &[Item]) -> Vec<BsonDoc> {
-    items
-        .iter()
-        .map(|i| doc! { "_id": i.id, "name": &i.name })
-        .collect()
-}
 
 // versioning.test.js: it('versioning without version key')
 // Nearest equivalent: Mongoose leaves `__v` out with a projection; odm has

@@ -1,10 +1,33 @@
-//! Helpers shared by the Mongoose translations (`mongoose_versioning.rs`,
-//! `mongoose_concurrency.rs`): read the stored document raw, check an
-//! error's variant and text.
+//! Helpers shared by the Mongoose translations (`mongoose_*.rs`): the
+//! array sub-document they use, reading the stored document raw, checking
+//! an error's variant and text.
 #![allow(dead_code)] // each test binary uses a different subset
 
 use odm::bson::{doc, oid::ObjectId, Document as BsonDoc};
 use odm::{Document, Error, Model};
+use serde::{Deserialize, Serialize};
+
+/// An array sub-document with its own `_id`, as Mongoose makes them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Item {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    pub name: String,
+}
+
+pub fn item(name: &str) -> Item {
+    Item {
+        id: ObjectId::new(),
+        name: name.into(),
+    }
+}
+
+pub fn items_bson(items: &[Item]) -> Vec<BsonDoc> {
+    items
+        .iter()
+        .map(|i| doc! { "_id": i.id, "name": &i.name })
+        .collect()
+}
 
 /// The stored document, read raw (no tracking, no deserialization), so the
 /// version key and any field the type does not know are visible.
