@@ -9,12 +9,13 @@ use crate::document::Document;
 use crate::error::{DeserializeError, Error};
 
 /// A value as loaded: the value, its `_id`, the stored version, and the
-/// stored size (a capacity hint for its snapshot).
+/// stored document (kept until the snapshot is taken, to find the fields
+/// the store lacks).
 pub(crate) struct Loaded<T> {
     pub value: T,
     pub id: Bson,
     pub version: Option<i64>,
-    pub size: usize,
+    pub stored: RawDocumentBuf,
 }
 
 /// Serializes a value to raw BSON.
@@ -74,7 +75,7 @@ pub(crate) fn load<T: Document>(raw: &RawDocument, collection: &str) -> Result<L
         value,
         id: read_id(raw)?,
         version,
-        size: raw.as_bytes().len(),
+        stored: raw.to_raw_document_buf(),
     })
 }
 

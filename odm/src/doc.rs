@@ -9,7 +9,7 @@ use mongodb::bson::{doc, Bson, Document as BsonDocument};
 
 use crate::atomic::timestamps::{self, Stamp};
 use crate::codec::{self, Loaded};
-use crate::diff::{self, Change};
+use crate::diff::{self, Change, Missing};
 use crate::document::Document;
 use crate::error::{Error, NotFoundError, Result, VersionError};
 use crate::model::Model;
@@ -42,12 +42,17 @@ pub struct Doc<T: Document> {
 enum Tracked {
     /// Not inserted yet.
     New,
-    /// Stored, and the value is still exactly as loaded or saved: its
-    /// snapshot is taken on the first `&mut` access (`DerefMut`), so a
-    /// document that is only read never serializes. `size` is a capacity hint.
-    Clean { id: Bson, size: usize },
-    /// Stored: the value as loaded or saved, serialized.
-    Snapshot { id: Bson, snapshot: RawDocumentBuf },
+    /// Stored, and the value is still exactly as loaded: its snapshot is
+    /// taken on the first `&mut` access (`DerefMut`), so a document that is
+    /// only read never serializes. `stored` is the document as read.
+    Clean { id: Bson, stored: RawDocumentBuf },
+    /// Stored: the value as loaded or saved, serialized, and the paths the
+    /// stored document lacks (filled in by `#[serde(default)]`).
+    Snapshot {
+        id: Bson,
+        snapshot: RawDocumentBuf,
+        missing: Missing,
+    },
     /// Stored, but the loaded value could not be serialized to take its
     /// snapshot; a save reports this error.
     Unserializable { id: Bson, error: String },
@@ -91,7 +96,7 @@ impl<T: Document> Doc<T> {
             value: loaded.value,
             tracked: Tracked::Clean {
                 id: loaded.id,
-                size: loaded.size,
+                stored: loaded.stored,
             },
             version: loaded.version,
             increment: false,
@@ -170,12 +175,14 @@ impl<T: Document> Doc<T> {
     pub(crate) fn plan(&self) -> Result<Plan> {
         let capacity = match &self.tracked {
             Tracked::Snapshot { snapshot, .. } => snapshot.as_bytes().len() + 64,
-            Tracked::Clean { size, .. } => *size,
+            Tracked::Clean { stored, .. } => stored.as_bytes().len(),
             _ => 0,
         };
         let mut current = codec::to_raw_sized(&self.value, capacity)?;
         let mut changes = match &self.tracked {
-            Tracked::Snapshot { snapshot, .. } => diff::diff(snapshot, &current)?,
+            Tracked::Snapshot {
+                snapshot, missing, ..
+            } => diff::fill_missing(diff::diff(snapshot, &current)?, missing, &current)?,
             // Untouched since loaded or saved: nothing changed.
             Tracked::Clean { .. } | Tracked::New => Vec::new(),
             Tracked::Unserializable { error, .. } => {
@@ -198,14 +205,14 @@ impl<T: Document> Doc<T> {
     pub(crate) fn request(&self, id: &Bson, plan: &Plan) -> (BsonDocument, BsonDocument) {
         let key = T::__odm_meta().versioning.key;
         (
-            versioning::filter(id, key, self.version, plan.effect),
+            versioning::filter(id, key, self.version, plan.effect, &plan.changes),
             versioning::update(&plan.changes, key, plan.effect),
         )
     }
 
     /// The error for a save whose filter matched nothing.
     pub(crate) fn no_match(&self, id: Bson, filter: BsonDocument, plan: &Plan) -> Error {
-        if plan.effect.any() {
+        if plan.effect.any() || versioning::guarded(&plan.changes) {
             Error::Version(Box::new(VersionError {
                 id,
                 version: self.version.unwrap_or(0),
@@ -235,6 +242,11 @@ impl<T: Document> Doc<T> {
         } else if plan.effect.bump && key.is_some() {
             self.version = Some(self.version.unwrap_or(0) + 1);
         }
+        let mut missing = match std::mem::replace(&mut self.tracked, Tracked::New) {
+            Tracked::Snapshot { missing, .. } => missing,
+            _ => Missing::new(),
+        };
+        diff::settle_missing(&mut missing, &plan.changes);
         let snapshot = match plan.stamp {
             Some(stamp) => {
                 stamp.apply(&mut self.value);
@@ -242,7 +254,11 @@ impl<T: Document> Doc<T> {
             }
             None => plan.current,
         };
-        self.tracked = Tracked::Snapshot { id, snapshot };
+        self.tracked = Tracked::Snapshot {
+            id,
+            snapshot,
+            missing,
+        };
         self.increment = false;
     }
 
@@ -274,7 +290,7 @@ impl<T: Document> Doc<T> {
                 self.value = loaded.value;
                 self.tracked = Tracked::Clean {
                     id: loaded.id,
-                    size: loaded.size,
+                    stored: loaded.stored,
                 };
                 self.version = loaded.version;
                 self.increment = false;
@@ -316,10 +332,16 @@ impl<T: Document> DerefMut for Doc<T> {
     /// Before the first change of a loaded or saved value, takes its
     /// snapshot: what the next save compares with.
     fn deref_mut(&mut self) -> &mut T {
-        if let Tracked::Clean { id, size } = &self.tracked {
+        if let Tracked::Clean { id, stored } = &self.tracked {
             let id = id.clone();
-            self.tracked = match codec::to_raw_sized(&self.value, *size) {
-                Ok(snapshot) => Tracked::Snapshot { id, snapshot },
+            let snapshot = codec::to_raw_sized(&self.value, stored.as_bytes().len())
+                .and_then(|snapshot| Ok((diff::missing_paths(stored, &snapshot)?, snapshot)));
+            self.tracked = match snapshot {
+                Ok((missing, snapshot)) => Tracked::Snapshot {
+                    id,
+                    snapshot,
+                    missing,
+                },
                 Err(e) => Tracked::Unserializable {
                     id,
                     error: e.to_string(),

@@ -50,6 +50,7 @@ impl Effect {
 /// `operand` decides it.
 fn change_effect(change: &Change) -> Effect {
     match change.op {
+        Op::Fill => Effect::ALL,
         Op::Push | Op::PullAll | Op::PullIds if change.positional => Effect::ALL,
         Op::Push | Op::PullAll | Op::PullIds => Effect::INC,
         Op::Set if matches!(change.value, Bson::Array(_)) => Effect::ALL,
@@ -96,32 +97,71 @@ pub(crate) fn effect(rules: &Versioning, changes: &[Change], increment: bool) ->
 
 /// The dotted paths a save writes, in update order, each once.
 pub(crate) fn modified_paths(changes: &[Change]) -> Vec<String> {
-    let mut paths: Vec<String> = Vec::with_capacity(changes.len());
-    for c in changes {
-        if !paths.contains(&c.path) {
-            paths.push(c.path.clone());
-        }
-    }
-    paths
+    let mut seen = std::collections::HashSet::with_capacity(changes.len());
+    changes
+        .iter()
+        .filter(|c| seen.insert(c.path.as_str()))
+        .map(|c| c.path.clone())
+        .collect()
 }
 
-/// `{_id, [version]}`: the filter of a save.
+/// An integer as an int32 while it fits (as Mongoose stores versions).
+fn int(n: i64) -> Bson {
+    match i32::try_from(n) {
+        Ok(n) => Bson::Int32(n),
+        Err(_) => Bson::Int64(n),
+    }
+}
+
+/// `{_id, [version], [$expr: removal guard]}`: the filter of a save.
 pub(crate) fn filter(
     id: &Bson,
     key: Option<&str>,
     version: Option<i64>,
     effect: Effect,
+    changes: &[Change],
 ) -> Document {
     let mut filter = doc! { "_id": id.clone() };
     if let (true, Some(key), Some(version)) = (effect.check, key, version) {
-        // Versions are stored as int32 (as Mongoose stores them) until they
-        // outgrow it.
-        match i32::try_from(version) {
-            Ok(v) => filter.insert(key, v),
-            Err(_) => filter.insert(key, version),
-        };
+        filter.insert(key, int(version));
+    }
+    let mut guards: Vec<Bson> = changes.iter().flat_map(removal_guard).collect();
+    match guards.len() {
+        0 => {}
+        1 => {
+            filter.insert("$expr", guards.pop().unwrap_or(Bson::Null));
+        }
+        _ => {
+            filter.insert("$expr", doc! { "$and": guards });
+        }
     }
     filter
+}
+
+/// Whether the filter of a save with these changes holds a removal guard.
+pub(crate) fn guarded(changes: &[Change]) -> bool {
+    changes.iter().any(|c| removal_guard(c).next().is_some())
+}
+
+/// The removal guard of one `$pullAll` (see SEMANTICS.md): for each removed
+/// value, the stored array holds exactly as many equal elements as the copy
+/// loaded, so the pull cannot take an equal value another copy pushed
+/// since. A positional pull needs none: it checks the version.
+fn removal_guard(change: &Change) -> impl Iterator<Item = Bson> + '_ {
+    let values: &[Bson] = match (&change.op, &change.value, change.positional) {
+        (Op::PullAll, Bson::Array(values), false) => values,
+        _ => &[],
+    };
+    let field = format!("${}", change.path);
+    values
+        .iter()
+        .zip(&change.counts)
+        .map(move |(value, &count)| {
+            let array = doc! { "$cond": [{ "$isArray": &field }, &field, []] };
+            let equal = doc! { "$eq": ["$$this", { "$literal": value.clone() }] };
+            let matching = doc! { "$filter": { "input": array, "cond": equal } };
+            Bson::Document(doc! { "$eq": [{ "$size": matching }, int(count)] })
+        })
 }
 
 /// The update document of a save; empty when nothing is to be written.
@@ -132,7 +172,7 @@ pub(crate) fn update(changes: &[Change], key: Option<&str>, effect: Effect) -> D
     for c in changes {
         let value = c.value.clone();
         let (slot, value) = match c.op {
-            Op::Set => (0, value),
+            Op::Set | Op::Fill => (0, value),
             Op::Unset => (1, value),
             Op::Push => (2, Bson::Document(doc! { "$each": value })),
             Op::PullAll => (3, value),

@@ -79,6 +79,7 @@ pub(crate) fn stamp_plan<T: Document>(
             path: ts.updated_at.to_string(),
             value: Bson::DateTime(now),
             positional: false,
+            counts: Vec::new(),
         });
     }
     Ok(Some(Stamp {

@@ -11,6 +11,7 @@ fn set(path: &str, value: impl Into<Bson>) -> Change {
         path: path.into(),
         value: value.into(),
         positional: false,
+        counts: Vec::new(),
     }
 }
 
@@ -20,6 +21,7 @@ fn unset(path: &str) -> Change {
         path: path.into(),
         value: Bson::String(String::new()),
         positional: false,
+        counts: Vec::new(),
     }
 }
 

@@ -5,12 +5,15 @@
 //! Only changed values are converted to owned [`Bson`].
 
 mod array;
+mod eq;
+mod missing;
 mod scan;
 
 use mongodb::bson::raw::RawDocument;
 use mongodb::bson::Bson;
 
-use scan::{elements, Elem};
+pub(crate) use missing::{fill_missing, missing_paths, settle_missing, Missing};
+use scan::{elements, Elem, Keys};
 
 use crate::error::Error;
 
@@ -27,6 +30,11 @@ pub(crate) enum Op {
     PullAll,
     /// `$pull: {path: {_id: {$in: value}}}`; `value` is the removed `_id`s.
     PullIds,
+    /// `$set: {path: value}` of a whole field the stored document lacks
+    /// (filled in by `#[serde(default)]`) because something under it
+    /// changed; checked and bumped, since another copy may be filling it
+    /// in too.
+    Fill,
 }
 
 /// One change, as one entry of one update operator.
@@ -38,9 +46,22 @@ pub(crate) struct Change {
     pub value: Bson,
     /// The path goes through an array element (`comments.3.text`).
     pub positional: bool,
+    /// For [`Op::PullAll`]: how many elements equal to each removed value
+    /// the copy loaded (the removal guard); empty otherwise.
+    pub counts: Vec<i64>,
 }
 
 impl Change {
+    pub fn new(op: Op, path: String, value: Bson, positional: bool) -> Change {
+        Change {
+            op,
+            path,
+            value,
+            positional,
+            counts: Vec::new(),
+        }
+    }
+
     /// The top-level field this change touches.
     pub fn field(&self) -> &str {
         self.path.split('.').next().unwrap_or("")
@@ -75,7 +96,18 @@ pub(crate) fn diff(old: &RawDocument, new: &RawDocument) -> Result<Vec<Change>, 
     Ok(out)
 }
 
+/// A key that an update path cannot name: it would be read as a path
+/// (`a.b`), an operator (`$x`) or nothing (``).
+fn is_awkward(key: &[u8]) -> bool {
+    key.is_empty() || key[0] == b'$' || key.contains(&b'.')
+}
+
 /// Diffs two documents given as their bytes.
+///
+/// A key that cannot be part of an update path never becomes one: when a
+/// changed, added or removed key is such a key, the whole document at
+/// `prefix` is set instead (at the top level, where that is impossible,
+/// the save fails before anything is sent).
 pub(crate) fn diff_document(
     old: &[u8],
     new: &[u8],
@@ -87,31 +119,80 @@ pub(crate) fn diff_document(
     // resolves to its first occurrence, as `RawDocument::get` does.
     let before = elements(old)?;
     let after = elements(new)?;
+    let old_keys = Keys::new(&before);
+    let start = out.len();
     let mut found = vec![false; before.len()];
     for value in &after {
-        match before.iter().position(|b| b.key == value.key) {
-            None => set(out, join(prefix, value.key_str()?), value, positional)?,
-            Some(i) => {
-                found[i] = true;
-                let previous = &before[i];
-                if !previous.same(value) {
-                    let path = join(prefix, value.key_str()?);
-                    diff_value(previous, value, path, positional, out)?;
-                }
+        let previous = old_keys.first(value.key);
+        if let Some(i) = previous {
+            found[i] = true;
+            if before[i].same(value) {
+                continue;
             }
         }
-    }
-    for (entry, found) in before.iter().zip(found) {
-        // An entry not found may still share its key with one that was.
-        if !found && !after.iter().any(|a| a.key == entry.key) {
-            out.push(Change {
-                op: Op::Unset,
-                path: join(prefix, entry.key_str()?),
-                value: Bson::String(String::new()),
-                positional,
-            });
+        if is_awkward(value.key) {
+            return whole(new, value.key, prefix, positional, start, out);
+        }
+        let path = join(prefix, value.key_str()?);
+        match previous {
+            None => set(out, path, value, positional)?,
+            Some(i) => diff_value(&before[i], value, path, positional, out)?,
         }
     }
+    let mut new_keys = None;
+    for (entry, found) in before.iter().zip(found) {
+        if found {
+            continue;
+        }
+        // An entry not found may still share its key with one that was.
+        let new_keys = new_keys.get_or_insert_with(|| Keys::new(&after));
+        if new_keys.first(entry.key).is_none() {
+            if is_awkward(entry.key) {
+                return whole(new, entry.key, prefix, positional, start, out);
+            }
+            out.push(Change::new(
+                Op::Unset,
+                join(prefix, entry.key_str()?),
+                Bson::String(String::new()),
+                positional,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The whole document `new` set at `prefix`, in place of the changes made
+/// under it since `start`, because `key` cannot be part of a path.
+fn whole(
+    new: &[u8],
+    key: &[u8],
+    prefix: &str,
+    positional: bool,
+    start: usize,
+    out: &mut Vec<Change>,
+) -> Result<(), Error> {
+    if prefix.is_empty() {
+        return Err(Error::from(
+            <mongodb::bson::ser::Error as serde::ser::Error>::custom(format_args!(
+                "the top-level key {:?} cannot be saved by an update: a key that \
+                 contains '.', starts with '$' or is empty is not a field path; \
+                 keep such keys inside a map field, which is then saved whole",
+                String::from_utf8_lossy(key)
+            )),
+        ));
+    }
+    out.truncate(start);
+    let document = Elem {
+        tag: mongodb::bson::spec::ElementType::EmbeddedDocument as u8,
+        key: b"",
+        value: new,
+    };
+    out.push(Change::new(
+        Op::Set,
+        prefix.to_string(),
+        document.decode()?,
+        positional,
+    ));
     Ok(())
 }
 
@@ -138,12 +219,7 @@ fn set(
     value: &Elem<'_>,
     positional: bool,
 ) -> Result<(), Error> {
-    out.push(Change {
-        op: Op::Set,
-        path,
-        value: value.decode()?,
-        positional,
-    });
+    out.push(Change::new(Op::Set, path, value.decode()?, positional));
     Ok(())
 }
 
@@ -155,3 +231,9 @@ mod lookup_tests;
 
 #[cfg(test)]
 mod walk_tests;
+
+#[cfg(test)]
+mod rules_tests;
+
+#[cfg(test)]
+mod missing_tests;

@@ -132,3 +132,36 @@ pub(crate) fn elements(doc: &[u8]) -> Result<Vec<Elem<'_>>, Error> {
     }
     Ok(out)
 }
+
+/// Finds elements of one document by key, each key resolving to its first
+/// occurrence (as `RawDocument::get` does), in constant time per lookup
+/// for large documents: a 20,000-key map is looked up through a hash
+/// table, a small struct by a scan that is cheaper than building one.
+pub(crate) struct Keys<'a> {
+    elems: &'a [Elem<'a>],
+    table: Option<std::collections::HashMap<&'a [u8], usize>>,
+}
+
+/// Up to this many elements a linear scan beats hashing.
+const SCAN_LIMIT: usize = 16;
+
+impl<'a> Keys<'a> {
+    pub fn new(elems: &'a [Elem<'a>]) -> Self {
+        let table = (elems.len() > SCAN_LIMIT).then(|| {
+            let mut table = std::collections::HashMap::with_capacity(elems.len());
+            for (i, e) in elems.iter().enumerate() {
+                table.entry(e.key).or_insert(i);
+            }
+            table
+        });
+        Keys { elems, table }
+    }
+
+    /// The index of the first element with this key.
+    pub fn first(&self, key: &[u8]) -> Option<usize> {
+        match &self.table {
+            Some(table) => table.get(key).copied(),
+            None => self.elems.iter().position(|e| e.key == key),
+        }
+    }
+}

@@ -13,6 +13,7 @@ fn changes(old: RawDocumentBuf, new: RawDocumentBuf) -> Vec<(Op, String, Bson, b
                  path,
                  value,
                  positional,
+                 ..
              }| (op, path, value, positional),
         )
         .collect()

@@ -13,6 +13,7 @@ fn change(op: Op, path: &str, value: Bson, positional: bool) -> Change {
         path: path.into(),
         value,
         positional,
+        counts: Vec::new(),
     }
 }
 
@@ -43,10 +44,12 @@ fn removals_are_pulls() {
         "c": [{ "_id": oid(1) }, { "_id": oid(2) }, { "_id": oid(3) }],
     };
     let new = rawdoc! { "t": ["b", "c"], "c": [{ "_id": oid(2) }] };
+    let mut pull = change(Op::PullAll, "t", bson!(["a"]), false);
+    pull.counts = vec![2];
     assert_eq!(
         diff(&old, &new).unwrap(),
         vec![
-            change(Op::PullAll, "t", bson!(["a"]), false),
+            pull,
             change(Op::PullIds, "c", bson!([oid(1), oid(3)]), false),
         ]
     );
