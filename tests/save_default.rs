@@ -16,17 +16,29 @@ async fn save_change(
     expected_update: odm::bson::Document,
     version_in_filter: bool,
 ) -> (Post, odm::bson::Document, Option<i64>) {
+    let filter = move |id| {
+        if version_in_filter {
+            doc! { "_id": id, "__v": 0 }
+        } else {
+            doc! { "_id": id }
+        }
+    };
+    save_change_filtered(change, expected_update, filter).await
+}
+
+/// [`save_change`], with the expected filter made from the id.
+async fn save_change_filtered(
+    change: impl FnOnce(&mut Post),
+    expected_update: odm::bson::Document,
+    expected_filter: impl FnOnce(ObjectId) -> odm::bson::Document,
+) -> (Post, odm::bson::Document, Option<i64>) {
     let t = TestDb::new().await;
     let posts = Post::model(&t.db);
     let created = posts.create(post()).await.unwrap();
     let id = created.id;
     let mut doc = posts.find_by_id(id).await.unwrap().unwrap();
     change(&mut doc);
-    let filter = if version_in_filter {
-        doc! { "_id": id, "__v": 0 }
-    } else {
-        doc! { "_id": id }
-    };
+    let filter = expected_filter(id);
     assert_eq!(doc.changes(), Some((filter, expected_update)));
     doc.save().await.unwrap();
     assert_eq!(doc.changes(), None, "nothing pending after a save");
@@ -118,10 +130,17 @@ async fn append_is_a_push_with_inc() {
 
 #[tokio::test]
 async fn clean_removal_of_primitives_is_a_pull_all_with_inc() {
-    let (_, stored, version) = save_change(
+    let (_, stored, version) = save_change_filtered(
         |p| p.numbers.retain(|n| *n != 2 && *n != 5),
         doc! { "$pullAll": { "numbers": [2, 5] }, "$inc": { "__v": 1 } },
-        false,
+        // No version in the filter: the removal guard, one term per value.
+        |id| {
+            guarded(
+                doc! { "_id": id },
+                "numbers",
+                &[(2.into(), 1), (5.into(), 1)],
+            )
+        },
     )
     .await;
     assert_eq!(

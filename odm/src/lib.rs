@@ -108,9 +108,46 @@
 //! |---|---|---|
 //! | scalar, nested field | `$set` / `$unset` | none |
 //! | append to an array | `$push: {$each}` | `$inc` |
-//! | clean removal from an array | `$pullAll` / `$pull: {_id: {$in}}` | `$inc` |
-//! | element changed in place | `$set: {"a.3.f": ..}` | version in the filter |
+//! | clean removal from an array | `$pullAll` (with the removal guard) / `$pull: {_id: {$in}}` | `$inc` |
+//! | element changed in place, keeping its identity | `$set: {"a.3.f": ..}` | version in the filter |
 //! | any other array change | `$set` of the array | both |
+//! | a change under a field the stored document lacks | `$set` of that whole field | both |
+//!
+//! `save` sees the value before and after, not the operations that led
+//! from one to the other, so where a change can be read two ways it takes
+//! the reading whose update bumps the version: a stale copy then fails
+//! with [`Error::Version`] instead of overwriting or mixing data.
+//!
+//! - **Assignment or edits.** A same-length array in which no element kept
+//!   its position (`tags = vec!["x", "y"]` over `["a", "b"]`) is an
+//!   assignment: the whole array, checked and bumped. If one element kept
+//!   its place, the others are edits in place (`tags.0`), and two copies
+//!   editing different elements both land.
+//! - **Identity.** A sub-document with another `_id` at a position (moved,
+//!   or pulled with another pushed at the same length) sends the whole
+//!   array: a stale copy's edit of `comments.1` must not land on another
+//!   comment.
+//! - **Removals by value.** The server removes every element *equal* to a
+//!   pulled value, comparing numbers by value (`1 == 1.0`, `0.0 == -0.0`).
+//!   A removal is a `$pullAll` only when no element equal to a removed one
+//!   is kept, no removed value is a document, a NaN or a decimal, and at
+//!   most 32 distinct values go; otherwise the whole array is set. The
+//!   removal guard in the filter requires that the stored array still holds
+//!   exactly as many elements equal to each removed value as this copy
+//!   loaded, so a stale copy cannot pull a value another copy pushed since
+//!   (it fails with [`Error::Version`] naming the array); pushes and pulls
+//!   of other values still land side by side.
+//! - **Map keys that are not paths.** A key that contains `.`, starts with
+//!   `$` or is empty is never written as part of a path (`counts.a.b` would
+//!   store `{a: {b: ..}}`): the map holding it is set whole. Storing such
+//!   keys needs MongoDB 5.0 or later. A top-level key of this kind (from a
+//!   `#[serde(flatten)]` map) cannot be saved by an update: the save fails
+//!   with [`Error::Serialize`] before anything is sent.
+//! - **Defaulted fields.** A field missing from the stored document but
+//!   filled in by `#[serde(default)]` is no change while it keeps its
+//!   default. The first change at or under it sets the whole field (a
+//!   `$push` or `$set` of `profile.name` alone would store a fragment), with
+//!   a version check and bump, since another copy may be filling it in too.
 //!
 //! With `optimistic_concurrency`, every save that changes something checks
 //! and bumps the version, and a save of an unchanged stale copy fails too.

@@ -1,6 +1,10 @@
 //! Models and helpers shared by the integration tests.
 #![allow(dead_code)]
 
+mod guard;
+
+#[allow(unused_imports)] // each test binary uses a different subset
+pub use guard::guarded;
 use odm::bson::Document as BsonDocument;
 use odm::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -3,6 +3,11 @@
 //! an error's variant and text.
 #![allow(dead_code)] // each test binary uses a different subset
 
+#[path = "../common/guard.rs"]
+mod guard;
+
+#[allow(unused_imports)] // each test binary uses a different subset
+pub use guard::guarded;
 use odm::bson::{doc, oid::ObjectId, Document as BsonDoc};
 use odm::{Document, Error, Model};
 use serde::{Deserialize, Serialize};

@@ -91,10 +91,10 @@ fn in_place(
 /// `true` when a same-length array was edited in place: every changed
 /// sub-document kept its `_id`, no value moved to another changed position
 /// (a sort, a swap, a shift), and it is not an assignment (no element kept
-/// its position and none is a sub-document edited in place).
+/// its position and none is a sub-document or an array edited in place).
 fn is_in_place(before: &[Elem<'_>], after: &[Elem<'_>]) -> bool {
     let mut kept = 0;
-    let mut edited_documents = 0;
+    let mut edited_containers = 0;
     let mut changed = Vec::new();
     for (i, (b, a)) in before.iter().zip(after).enumerate() {
         if b.same(a) {
@@ -107,11 +107,13 @@ fn is_in_place(before: &[Elem<'_>], after: &[Elem<'_>]) -> bool {
                 // would land on another sub-document.
                 return false;
             }
-            edited_documents += 1;
+            edited_containers += 1;
+        } else if b.is_array() && a.is_array() {
+            edited_containers += 1;
         }
         changed.push(i);
     }
-    if kept == 0 && edited_documents == 0 {
+    if kept == 0 && edited_containers == 0 {
         return false;
     }
     !has_moves(before, after, &changed)

@@ -106,8 +106,8 @@ fn missing_above<'m>(missing: &'m Missing, path: &str) -> Option<&'m String> {
 }
 
 /// `changes` with every change at or under a missing path replaced by one
-/// [`Op::Fill`] of that path, its value read from `current`. A plain `$set`
-/// or `$unset` of exactly the missing path stays as it is.
+/// [`Op::Fill`] of that path, its value read from `current`, unless the
+/// change of exactly that path writes the same anyway.
 pub(crate) fn fill_missing(
     changes: Vec<Change>,
     missing: &Missing,
@@ -123,7 +123,7 @@ pub(crate) fn fill_missing(
             out.push(change);
             continue;
         };
-        if *path == change.path && matches!(change.op, Op::Set | Op::Unset) {
+        if *path == change.path && keeps_its_meaning(&change, current)? {
             out.push(change);
             continue;
         }
@@ -141,6 +141,27 @@ pub(crate) fn fill_missing(
         }
     }
     Ok(out)
+}
+
+/// A change of exactly a missing path that writes what it means anyway: a
+/// `$set` or `$unset` of the whole value, or a `$push` onto an array that
+/// was empty (the server creates the array with the pushed elements, and
+/// concurrent pushes of other copies still land beside it).
+fn keeps_its_meaning(change: &Change, current: &RawDocument) -> Result<bool, Error> {
+    Ok(match change.op {
+        Op::Set | Op::Unset => true,
+        Op::Push => {
+            let pushed = match &change.value {
+                mongodb::bson::Bson::Array(values) => values.len(),
+                _ => return Ok(false),
+            };
+            match lookup(current.as_bytes(), &change.path)? {
+                Some((array, _)) if array.is_array() => elements(array.value)?.len() == pushed,
+                _ => false,
+            }
+        }
+        _ => false,
+    })
 }
 
 /// The value at a dotted path (array elements by index) of a document, and
@@ -181,9 +202,9 @@ fn under(missing: &Missing, path: &str) -> Vec<String> {
 }
 
 /// The missing paths after a save of `changes` succeeded: those written
-/// (at or under a `$set`, `$unset` or fill) are stored now; those inside
-/// an array that lost elements moved to other indexes, so the array
-/// itself stands for them. Appends move nothing.
+/// (at or under a `$set`, `$unset` or fill, or pushed onto) are stored
+/// now; those inside an array that lost elements moved to other indexes,
+/// so the array itself stands for them. Appends move nothing else.
 pub(crate) fn settle_missing(missing: &mut Missing, changes: &[Change]) {
     if missing.is_empty() {
         return;
@@ -196,6 +217,9 @@ pub(crate) fn settle_missing(missing: &mut Missing, changes: &[Change]) {
                 for path in inside {
                     missing.remove(&path);
                 }
+            }
+            Op::Push => {
+                missing.remove(&c.path);
             }
             Op::PullAll | Op::PullIds if !inside.is_empty() => {
                 for path in inside {

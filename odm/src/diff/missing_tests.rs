@@ -51,7 +51,8 @@ fn changes_under_a_missing_path_fill_it_whole() {
         vec![
             Change::new(Op::Fill, "p".into(), bson!({"name": "x", "age": 0}), false),
             Change::new(Op::Fill, "tags".into(), bson!(["d", "e"]), false),
-            Change::new(Op::Fill, "c.0.likes".into(), bson!([7]), true),
+            // Pushed onto an empty array: the push creates exactly it.
+            Change::new(Op::Push, "c.0.likes".into(), bson!([7]), true),
             Change::new(Op::Set, "s".into(), bson!(2), false),
         ]
     );
@@ -66,13 +67,14 @@ fn changes_under_a_missing_path_fill_it_whole() {
 
 #[test]
 fn a_saved_path_is_no_longer_missing() {
-    let mut missing = set(&["p", "c.1.likes", "c.3.likes", "d.0.x", "tags"]);
+    let mut missing = set(&["p", "c.1.likes", "c.3.likes", "d.0.x", "tags", "e"]);
     settle_missing(
         &mut missing,
         &[
             Change::new(Op::Fill, "p".into(), bson!({}), false),
             Change::new(Op::PullIds, "c".into(), bson!([1]), false),
             Change::new(Op::Push, "d".into(), bson!([1]), false),
+            Change::new(Op::Push, "e".into(), bson!([1]), false),
         ],
     );
     // Written: gone. Inside a pulled array: the array stands for them.
