@@ -65,8 +65,8 @@ async fn a_map_key_that_is_not_a_path_saves_its_whole_map() {
     let (_, update) = doc.changes().unwrap();
     assert_eq!(
         update,
-        doc! { "$set": { "counts": { "a.b": 2, "plain": 1 } } },
-        "the whole map, never the path counts.a.b"
+        doc! { "$set": { "counts": { "a.b": 2, "plain": 1 } }, "$inc": { "__v": 1 } },
+        "the whole map, never the path counts.a.b, checked and bumped"
     );
     doc.save().await.unwrap();
     assert_stored(&model, &doc).await;
@@ -92,13 +92,26 @@ async fn a_map_key_that_is_not_a_path_saves_its_whole_map() {
     let (_, update) = doc.changes().unwrap();
     assert_eq!(
         update,
-        doc! { "$set": {
-            "counts": { "": 3, "plain": 5 },
-            "nested.inner": { "$z": 4, "x.y": 1 },
-        } }
+        doc! {
+            "$set": {
+                "counts": { "": 3, "plain": 5 },
+                "nested.inner": { "$z": 4, "x.y": 1 },
+            },
+            "$inc": { "__v": 1 },
+        }
     );
     doc.save().await.unwrap();
     assert_stored(&model, &doc).await;
+
+    // Two copies adding different dotted keys: the second whole-map write
+    // would drop the first one's key, so it fails instead.
+    let mut a = model.find_by_id(doc.id).await.unwrap().unwrap();
+    let mut b = model.find_by_id(doc.id).await.unwrap().unwrap();
+    a.counts.insert("x.y".into(), 1);
+    a.save().await.unwrap();
+    b.counts.insert("p.q".into(), 1);
+    assert!(matches!(b.save().await, Err(Error::Version(_))));
+    assert_stored(&model, &a).await;
     t.finish().await;
 }
 

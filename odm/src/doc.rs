@@ -146,8 +146,9 @@ impl<T: Document> Doc<T> {
     /// save is an insert).
     ///
     /// # Panics
-    /// When the value cannot be serialized to BSON (the save would return
-    /// that as [`Error::Serialize`]).
+    /// When the value cannot be serialized to BSON, or holds a top-level key
+    /// that is not a field path (from a `#[serde(flatten)]` map): the save
+    /// would return that as [`Error::Serialize`].
     pub fn changes(&self) -> Option<(BsonDocument, BsonDocument)> {
         let id = self.tracked.id()?;
         let plan = self.plan().expect("the document serializes to BSON");

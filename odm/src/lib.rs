@@ -111,7 +111,7 @@
 //! | clean removal from an array | `$pullAll` (with the removal guard) / `$pull: {_id: {$in}}` | `$inc` |
 //! | element changed in place, keeping its identity | `$set: {"a.3.f": ..}` | version in the filter |
 //! | any other array change | `$set` of the array | both |
-//! | a change under a field the stored document lacks | `$set` of that whole field | both |
+//! | a change under a field the stored document lacks, or of a map holding a key that is no path | `$set` of that whole field or map | both |
 //!
 //! `save` sees the value before and after, not the operations that led
 //! from one to the other, so where a change can be read two ways it takes
@@ -139,7 +139,8 @@
 //!   of other values still land side by side.
 //! - **Map keys that are not paths.** A key that contains `.`, starts with
 //!   `$` or is empty is never written as part of a path (`counts.a.b` would
-//!   store `{a: {b: ..}}`): the map holding it is set whole. Storing such
+//!   store `{a: {b: ..}}`): the map holding it is set whole, checked and
+//!   bumped (it rewrites the entries other copies may have changed). Storing such
 //!   keys needs MongoDB 5.0 or later. A top-level key of this kind (from a
 //!   `#[serde(flatten)]` map) cannot be saved by an update: the save fails
 //!   with [`Error::Serialize`] before anything is sent.

@@ -50,7 +50,7 @@ impl Effect {
 /// `operand` decides it.
 fn change_effect(change: &Change) -> Effect {
     match change.op {
-        Op::Fill => Effect::ALL,
+        Op::Whole => Effect::ALL,
         Op::Push | Op::PullAll | Op::PullIds if change.positional => Effect::ALL,
         Op::Push | Op::PullAll | Op::PullIds => Effect::INC,
         Op::Set if matches!(change.value, Bson::Array(_)) => Effect::ALL,
@@ -172,7 +172,7 @@ pub(crate) fn update(changes: &[Change], key: Option<&str>, effect: Effect) -> D
     for c in changes {
         let value = c.value.clone();
         let (slot, value) = match c.op {
-            Op::Set | Op::Fill => (0, value),
+            Op::Set | Op::Whole => (0, value),
             Op::Unset => (1, value),
             Op::Push => (2, Bson::Document(doc! { "$each": value })),
             Op::PullAll => (3, value),

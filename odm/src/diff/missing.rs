@@ -6,7 +6,7 @@
 //! {name}}`, which no longer loads; a `$push` onto a missing array stores
 //! only the pushed elements; a positional `$set` stores `{"0": ..}`. So a
 //! change at or under a missing path sets the whole field instead
-//! ([`Op::Fill`]), and once written the path is no longer missing.
+//! ([`Op::Whole`]), and once written the path is no longer missing.
 
 use std::collections::{BTreeSet, HashSet};
 
@@ -106,7 +106,7 @@ fn missing_above<'m>(missing: &'m Missing, path: &str) -> Option<&'m String> {
 }
 
 /// `changes` with every change at or under a missing path replaced by one
-/// [`Op::Fill`] of that path, its value read from `current`, unless the
+/// [`Op::Whole`] of that path, its value read from `current`, unless the
 /// change of exactly that path writes the same anyway.
 pub(crate) fn fill_missing(
     changes: Vec<Change>,
@@ -132,7 +132,7 @@ pub(crate) fn fill_missing(
         }
         match lookup(current.as_bytes(), path)? {
             Some((value, positional)) => out.push(Change::new(
-                Op::Fill,
+                Op::Whole,
                 path.clone(),
                 value.decode()?,
                 positional,
@@ -212,7 +212,7 @@ pub(crate) fn settle_missing(missing: &mut Missing, changes: &[Change]) {
     for c in changes {
         let inside = under(missing, &c.path);
         match c.op {
-            Op::Set | Op::Unset | Op::Fill => {
+            Op::Set | Op::Unset | Op::Whole => {
                 missing.remove(&c.path);
                 for path in inside {
                     missing.remove(&path);

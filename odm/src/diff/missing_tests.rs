@@ -49,8 +49,8 @@ fn changes_under_a_missing_path_fill_it_whole() {
     assert_eq!(
         changes,
         vec![
-            Change::new(Op::Fill, "p".into(), bson!({"name": "x", "age": 0}), false),
-            Change::new(Op::Fill, "tags".into(), bson!(["d", "e"]), false),
+            Change::new(Op::Whole, "p".into(), bson!({"name": "x", "age": 0}), false),
+            Change::new(Op::Whole, "tags".into(), bson!(["d", "e"]), false),
             // Pushed onto an empty array: the push creates exactly it.
             Change::new(Op::Push, "c.0.likes".into(), bson!([7]), true),
             Change::new(Op::Set, "s".into(), bson!(2), false),
@@ -71,7 +71,7 @@ fn a_saved_path_is_no_longer_missing() {
     settle_missing(
         &mut missing,
         &[
-            Change::new(Op::Fill, "p".into(), bson!({}), false),
+            Change::new(Op::Whole, "p".into(), bson!({}), false),
             Change::new(Op::PullIds, "c".into(), bson!([1]), false),
             Change::new(Op::Push, "d".into(), bson!([1]), false),
             Change::new(Op::Push, "e".into(), bson!([1]), false),

@@ -30,11 +30,12 @@ pub(crate) enum Op {
     PullAll,
     /// `$pull: {path: {_id: {$in: value}}}`; `value` is the removed `_id`s.
     PullIds,
-    /// `$set: {path: value}` of a whole field the stored document lacks
-    /// (filled in by `#[serde(default)]`) because something under it
-    /// changed; checked and bumped, since another copy may be filling it
-    /// in too.
-    Fill,
+    /// `$set: {path: value}` of a whole value in place of the changes
+    /// under it: a map holding a key that cannot be a path, or a field the
+    /// stored document lacks (filled in by `#[serde(default)]`). Checked and
+    /// bumped, since it rewrites what other copies may have changed or be
+    /// filling in too.
+    Whole,
 }
 
 /// One change, as one entry of one update operator.
@@ -106,8 +107,8 @@ fn is_awkward(key: &[u8]) -> bool {
 ///
 /// A key that cannot be part of an update path never becomes one: when a
 /// changed, added or removed key is such a key, the whole document at
-/// `prefix` is set instead (at the top level, where that is impossible,
-/// the save fails before anything is sent).
+/// `prefix` is set instead ([`Op::Whole`]; at the top level, where that is
+/// impossible, the save fails before anything is sent).
 pub(crate) fn diff_document(
     old: &[u8],
     new: &[u8],
@@ -188,7 +189,7 @@ fn whole(
         value: new,
     };
     out.push(Change::new(
-        Op::Set,
+        Op::Whole,
         prefix.to_string(),
         document.decode()?,
         positional,
