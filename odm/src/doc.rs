@@ -24,7 +24,8 @@ use crate::versioning::{self, Effect};
 ///
 /// A loaded document takes its snapshot (the value serialized, what the
 /// next save compares with) at the first mutable access, so a document
-/// that is only read costs only its decoding. Consequently a change made
+/// that is only read costs only its decoding (it keeps the stored bytes
+/// until then, to tell which fields the store lacks). Consequently a change made
 /// without `&mut` (through a `Cell`, `RefCell` or `Mutex` inside the model)
 /// before that first access is not seen as a change.
 pub struct Doc<T: Document> {

@@ -185,9 +185,9 @@ fn pull_all(
             // it) and values whose equality is not modelled here.
             _ => return Ok(None),
         }
-    }
-    if tally.len() > MAX_GUARDED_VALUES {
-        return Ok(None);
+        if tally.len() > MAX_GUARDED_VALUES {
+            return Ok(None);
+        }
     }
     for a in after {
         match class(a) {
