@@ -261,6 +261,7 @@ mod diff;
 mod doc;
 mod document;
 mod error;
+mod guard;
 pub mod index;
 mod meta;
 mod model;

@@ -97,32 +97,50 @@ async fn update<T: Document>(
 ) -> Result<()> {
     let id = doc.stored_id().expect("not new").clone();
     let (filter, update) = doc.request(&id, &plan);
+    let mut session = session;
     let matched = if update.is_empty() {
         // Nothing to write: check that the document (at this version, under
         // optimistic_concurrency) still exists, as Mongoose does.
-        let action = doc
-            .model()
-            .raw_collection()
-            .find_one(filter.clone())
-            .projection(doc! { "_id": 1 });
-        let found = match session {
-            Some(s) => action.session(s).await,
-            None => action.await,
-        };
-        u64::from(found.map_err(Error::Driver)?.is_some())
+        u64::from(exists(doc, filter.clone(), session).await?)
     } else {
         let action = doc.model().collection().update_one(filter.clone(), update);
-        let result = match session {
+        let result = match session.as_deref_mut() {
             Some(s) => action.session(s).await,
             None => action.await,
         };
-        result
+        let matched = result
             .map_err(|e| from_driver(e, doc.model().name()))?
-            .matched_count
+            .matched_count;
+        if matched == 0 && !plan.effect.any() && crate::guard::guarded(&plan.changes) {
+            // Only a guard could have failed, or the document is gone:
+            // tell a stale copy from a deleted document.
+            if !exists(doc, doc! { "_id": id.clone() }, session).await? {
+                return Err(doc.not_found(filter));
+            }
+        }
+        matched
     };
     if matched == 0 {
         return Err(doc.no_match(id, filter, &plan));
     }
     doc.commit(id, plan, false);
     Ok(())
+}
+
+/// Whether a document matches `filter`, read inside `session` if given.
+async fn exists<T: Document>(
+    doc: &Doc<T>,
+    filter: mongodb::bson::Document,
+    session: Option<&mut ClientSession>,
+) -> Result<bool> {
+    let action = doc
+        .model()
+        .raw_collection()
+        .find_one(filter)
+        .projection(doc! { "_id": 1 });
+    let found = match session {
+        Some(s) => action.session(s).await,
+        None => action.await,
+    };
+    Ok(found.map_err(Error::Driver)?.is_some())
 }

@@ -106,14 +106,15 @@ pub(crate) fn modified_paths(changes: &[Change]) -> Vec<String> {
 }
 
 /// An integer as an int32 while it fits (as Mongoose stores versions).
-fn int(n: i64) -> Bson {
+pub(crate) fn int(n: i64) -> Bson {
     match i32::try_from(n) {
         Ok(n) => Bson::Int32(n),
         Err(_) => Bson::Int64(n),
     }
 }
 
-/// `{_id, [version], [$expr: removal guard]}`: the filter of a save.
+/// `{_id, [version], [guards]}`: the filter of a save (see
+/// [`guard`](crate::guard) for what the guards require).
 pub(crate) fn filter(
     id: &Bson,
     key: Option<&str>,
@@ -125,43 +126,8 @@ pub(crate) fn filter(
     if let (true, Some(key), Some(version)) = (effect.check, key, version) {
         filter.insert(key, int(version));
     }
-    let mut guards: Vec<Bson> = changes.iter().flat_map(removal_guard).collect();
-    match guards.len() {
-        0 => {}
-        1 => {
-            filter.insert("$expr", guards.pop().unwrap_or(Bson::Null));
-        }
-        _ => {
-            filter.insert("$expr", doc! { "$and": guards });
-        }
-    }
+    crate::guard::add_guards(&mut filter, changes);
     filter
-}
-
-/// Whether the filter of a save with these changes holds a removal guard.
-pub(crate) fn guarded(changes: &[Change]) -> bool {
-    changes.iter().any(|c| removal_guard(c).next().is_some())
-}
-
-/// The removal guard of one `$pullAll` (see SEMANTICS.md): for each removed
-/// value, the stored array holds exactly as many equal elements as the copy
-/// loaded, so the pull cannot take an equal value another copy pushed
-/// since. A positional pull needs none: it checks the version.
-fn removal_guard(change: &Change) -> impl Iterator<Item = Bson> + '_ {
-    let values: &[Bson] = match (&change.op, &change.value, change.positional) {
-        (Op::PullAll, Bson::Array(values), false) => values,
-        _ => &[],
-    };
-    let field = format!("${}", change.path);
-    values
-        .iter()
-        .zip(&change.counts)
-        .map(move |(value, &count)| {
-            let array = doc! { "$cond": [{ "$isArray": &field }, &field, []] };
-            let equal = doc! { "$eq": ["$$this", { "$literal": value.clone() }] };
-            let matching = doc! { "$filter": { "input": array, "cond": equal } };
-            Bson::Document(doc! { "$eq": [{ "$size": matching }, int(count)] })
-        })
 }
 
 /// The update document of a save; empty when nothing is to be written.

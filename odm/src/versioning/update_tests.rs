@@ -52,34 +52,3 @@ fn unused_operators_are_left_out() {
         doc! { "$inc": { "v": 1 } }
     );
 }
-
-#[test]
-fn a_pull_all_is_guarded_by_the_loaded_counts() {
-    let mut pull = change(Op::PullAll, "tags", bson!(["a", "$b"]));
-    pull.counts = vec![2, 1];
-    let guard = |value: Bson, n: i32| {
-        bson!({ "$eq": [{ "$size": { "$filter": {
-            "input": { "$cond": [{ "$isArray": "$tags" }, "$tags", []] },
-            "cond": { "$eq": ["$$this", { "$literal": value }] },
-        } } }, n] })
-    };
-    let changes = [pull.clone()];
-    assert_eq!(
-        super::filter(&bson!(1), Some("__v"), Some(3), Effect::INC, &changes),
-        doc! { "_id": 1, "$expr": { "$and": [guard(bson!("a"), 2), guard(bson!("$b"), 1)] } }
-    );
-    assert!(super::guarded(&changes));
-    // A positional pull is checked by its version instead.
-    pull.positional = true;
-    assert_eq!(
-        super::filter(
-            &bson!(1),
-            Some("__v"),
-            Some(3),
-            Effect::ALL,
-            &[pull.clone()]
-        ),
-        doc! { "_id": 1, "__v": 3 }
-    );
-    assert!(!super::guarded(&[pull]));
-}
