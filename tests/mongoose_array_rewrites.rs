@@ -8,7 +8,7 @@ mod mongoose_support;
 
 use std::future::IntoFuture;
 
-use mongoose_support::{expect_version, guarded, item, items_bson, stored, Item};
+use mongoose_support::{expect_version, guarded, item, items_bson, stored, with_parents, Item};
 use odm::bson::Bson;
 use odm::prelude::*;
 use odm::testing::TestDb;
@@ -50,7 +50,7 @@ async fn increments_version_when_modifying_mixed_array() {
     assert_eq!(
         a.changes(),
         Some((
-            doc! { "_id": id },
+            with_parents(doc! { "_id": id }, &["mixed"]),
             doc! { "$push": { "mixed.arr": { "$each": [[10], { "x": 1 }, "test"] } }, "$inc": { "__v": 1 } }
         ))
     );

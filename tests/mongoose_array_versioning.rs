@@ -9,7 +9,7 @@ mod mongoose_support;
 use std::collections::BTreeMap;
 use std::future::IntoFuture;
 
-use mongoose_support::{expect_version, guarded, stored};
+use mongoose_support::{expect_version, guarded, stored, with_parents};
 use odm::bson::Bson;
 use odm::prelude::*;
 use odm::testing::TestDb;
@@ -102,7 +102,7 @@ async fn allows_concurrent_push() {
     assert_eq!(
         a.changes(),
         Some((
-            doc! { "_id": id },
+            with_parents(doc! { "_id": id }, &["meta"]),
             doc! { "$push": { "meta.numbers": { "$each": [2] } }, "$inc": { "__v": 1 } }
         ))
     );
@@ -127,14 +127,18 @@ async fn allows_concurrent_push_and_pull() {
     assert_eq!(
         a.changes(),
         Some((
-            guarded(doc! { "_id": id }, "meta.numbers", &[(2.into(), 1)]),
+            guarded(
+                with_parents(doc! { "_id": id }, &["meta"]),
+                "meta.numbers",
+                &[(2.into(), 1)]
+            ),
             doc! { "$pullAll": { "meta.numbers": [2] }, "$inc": { "__v": 1 } }
         ))
     );
     assert_eq!(
         b.changes(),
         Some((
-            doc! { "_id": id },
+            with_parents(doc! { "_id": id }, &["meta"]),
             doc! { "$push": { "meta.numbers": { "$each": [10] } }, "$inc": { "__v": 1 } }
         ))
     );
@@ -349,7 +353,10 @@ async fn doesnt_persist_conflicting_changes() {
     a.meta.nested.pop();
     b.meta.nested.pop();
     let pull = doc! { "$pull": { "meta.nested": { "_id": { "$in": [subs[1].id] } } }, "$inc": { "__v": 1 } };
-    assert_eq!(a.changes(), Some((doc! { "_id": id }, pull)));
+    assert_eq!(
+        a.changes(),
+        Some((with_parents(doc! { "_id": id }, &["meta"]), pull))
+    );
     a.save().await.unwrap();
     b.save().await.unwrap();
     let left = nested_bson(&subs[..1]);
@@ -404,7 +411,7 @@ async fn increments_version_on_push() {
     assert_eq!(
         a.changes(),
         Some((
-            doc! { "_id": id },
+            with_parents(doc! { "_id": id }, &["meta"]),
             doc! { "$push": { "meta.nested": { "$each": each } }, "$inc": { "__v": 1 } }
         ))
     );

@@ -10,7 +10,7 @@ mod mongoose_support;
 
 use std::collections::BTreeMap;
 
-use mongoose_support::{expect_version, stored};
+use mongoose_support::{expect_version, stored, with_parents};
 use odm::bson::Document as BsonDoc;
 use odm::prelude::*;
 use odm::testing::TestDb;
@@ -198,6 +198,11 @@ fn expected(id: ObjectId, mut update: BsonDoc, all: bool) -> (BsonDoc, BsonDoc) 
     (filter, update)
 }
 
+/// [`expected`] for an unchecked save under `parent`: the parent guard.
+fn unchecked_under(id: ObjectId, update: BsonDoc, parent: &str) -> (BsonDoc, BsonDoc) {
+    (with_parents(doc! { "_id": id }, &[parent]), update)
+}
+
 #[derive(Debug, Serialize, Deserialize, Document)]
 #[odm(collection = "settings", optimistic_concurrency(include(settings)))]
 struct SettingsInc {
@@ -358,10 +363,10 @@ async fn oc_exclude_does_not_set_version_when_modifying_only_an_excluded_map_key
     u.settings.insert("theme".into(), "light".into());
     assert_eq!(
         u.changes(),
-        Some(expected(
+        Some(unchecked_under(
             id,
             doc! { "$set": { "settings.theme": "light" } },
-            false
+            "settings"
         ))
     );
     u.save().await.unwrap();
@@ -409,10 +414,10 @@ async fn oc_exclude_parent_path_excludes_nested_subpaths() {
     u.profile.first_name = "Bob".into();
     assert_eq!(
         u.changes(),
-        Some(expected(
+        Some(unchecked_under(
             id,
             doc! { "$set": { "profile.firstName": "Bob" } },
-            false
+            "profile"
         ))
     );
     u.save().await.unwrap();

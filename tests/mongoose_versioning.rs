@@ -10,7 +10,7 @@ mod mongoose_support;
 
 use std::collections::BTreeMap;
 
-use mongoose_support::{expect_version, guarded, item, items_bson, stored, Item};
+use mongoose_support::{expect_version, guarded, item, items_bson, stored, with_parents, Item};
 use odm::prelude::*;
 use odm::testing::TestDb;
 use serde::{Deserialize, Serialize};
@@ -263,7 +263,10 @@ async fn works_with_numeric_alpha_paths() {
     d.mixed.insert("4a".into(), 2);
     assert_eq!(
         d.changes(),
-        Some((doc! { "_id": id }, doc! { "$set": { "mixed.4a": 2 } }))
+        Some((
+            with_parents(doc! { "_id": id }, &["mixed"]),
+            doc! { "$set": { "mixed.4a": 2 } }
+        ))
     );
     d.save().await.unwrap();
     assert_eq!(d.version(), Some(0));

@@ -93,10 +93,11 @@ async fn scalar_change_is_a_set_without_version() {
 
 #[tokio::test]
 async fn nested_field_is_a_set_of_the_leaf() {
-    let (_, stored, version) = save_change(
+    let (_, stored, version) = save_change_filtered(
         |p| p.meta.city = "Bergen".into(),
         doc! { "$set": { "meta.city": "Bergen" } },
-        false,
+        // No version check: the parent guard instead.
+        |id| with_parents(doc! { "_id": id }, &["meta"]),
     )
     .await;
     assert_eq!(

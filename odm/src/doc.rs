@@ -214,7 +214,7 @@ impl<T: Document> Doc<T> {
 
     /// The error for a save whose filter matched nothing.
     pub(crate) fn no_match(&self, id: Bson, filter: BsonDocument, plan: &Plan) -> Error {
-        if plan.effect.any() || crate::guard::guarded(&plan.changes) {
+        if plan.effect.any() || crate::guard::guarded(&plan.changes, plan.effect.check) {
             Error::Version(Box::new(VersionError {
                 id,
                 version: self.version.unwrap_or(0),

@@ -11,8 +11,10 @@
 //! - The parent guard: an update under `a.b` (`$set: {"a.b.c": ..}`, a
 //!   push onto `a.b.list`) creates `a.b` as a fragment if another copy
 //!   removed or nulled it since (an `Option` set to `None`, a map entry
-//!   removed), and the document no longer loads. So every parent of a
-//!   written path must still be a document or an array.
+//!   removed), and the document no longer loads. A save that removes a
+//!   document or an array bumps the version, so a save that checks the
+//!   version is safe; one that does not requires every parent of a path it
+//!   writes to still be a document or an array.
 
 use std::collections::HashSet;
 
@@ -21,14 +23,17 @@ use mongodb::bson::{doc, Bson, Document};
 use crate::diff::{Change, Op};
 use crate::versioning::int;
 
-/// Adds the guards of `changes` to `filter`: `{parent: {$type: [object,
-/// array]}}` per distinct parent path, then one `$expr` of removal guards.
-pub(crate) fn add_guards(filter: &mut Document, changes: &[Change]) {
-    let mut parents = HashSet::new();
-    for c in changes {
-        if let Some((parent, _)) = c.path.rsplit_once('.') {
-            if parents.insert(parent) {
-                filter.insert(parent, doc! { "$type": ["object", "array"] });
+/// Adds the guards of `changes` to `filter`: unless the save `checks`
+/// the version, `{parent: {$type: [object, array]}}` per distinct parent
+/// path; then one `$expr` of removal guards.
+pub(crate) fn add_guards(filter: &mut Document, changes: &[Change], checks: bool) {
+    if !checks {
+        let mut parents = HashSet::new();
+        for c in changes {
+            if let Some((parent, _)) = c.path.rsplit_once('.') {
+                if parents.insert(parent) {
+                    filter.insert(parent, doc! { "$type": ["object", "array"] });
+                }
             }
         }
     }
@@ -45,10 +50,10 @@ pub(crate) fn add_guards(filter: &mut Document, changes: &[Change]) {
 }
 
 /// Whether the filter of a save with these changes holds a guard.
-pub(crate) fn guarded(changes: &[Change]) -> bool {
+pub(crate) fn guarded(changes: &[Change], checks: bool) -> bool {
     changes
         .iter()
-        .any(|c| c.path.contains('.') || removal_guard(c).next().is_some())
+        .any(|c| (!checks && c.path.contains('.')) || removal_guard(c).next().is_some())
 }
 
 /// The removal guard of one `$pullAll`: for each removed value, the stored
@@ -60,12 +65,15 @@ fn removal_guard(change: &Change) -> impl Iterator<Item = Bson> + '_ {
         _ => &[],
     };
     let field = format!("${}", change.path);
-    values.iter().zip(&change.counts).map(move |(value, &count)| {
-        let array = doc! { "$cond": [{ "$isArray": &field }, &field, []] };
-        let equal = doc! { "$eq": ["$$this", { "$literal": value.clone() }] };
-        let matching = doc! { "$filter": { "input": array, "cond": equal } };
-        Bson::Document(doc! { "$eq": [{ "$size": matching }, int(count)] })
-    })
+    values
+        .iter()
+        .zip(&change.counts)
+        .map(move |(value, &count)| {
+            let array = doc! { "$cond": [{ "$isArray": &field }, &field, []] };
+            let equal = doc! { "$eq": ["$$this", { "$literal": value.clone() }] };
+            let matching = doc! { "$filter": { "input": array, "cond": equal } };
+            Bson::Document(doc! { "$eq": [{ "$size": matching }, int(count)] })
+        })
 }
 
 #[cfg(test)]

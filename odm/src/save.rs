@@ -111,7 +111,7 @@ async fn update<T: Document>(
         let matched = result
             .map_err(|e| from_driver(e, doc.model().name()))?
             .matched_count;
-        if matched == 0 && !plan.effect.any() && crate::guard::guarded(&plan.changes) {
+        if matched == 0 && !plan.effect.any() && crate::guard::guarded(&plan.changes, false) {
             // Only a guard could have failed, or the document is gone:
             // tell a stale copy from a deleted document.
             if !exists(doc, doc! { "_id": id.clone() }, session).await? {

@@ -47,16 +47,22 @@ impl Effect {
 }
 
 /// Default-mode (array versioning) effect of one change, as Mongoose's
-/// `operand` decides it.
+/// `operand` decides it; removing a document or an array also bumps (see
+/// [`guard`](crate::guard)).
 fn change_effect(change: &Change) -> Effect {
-    match change.op {
+    let dropped = if change.drops {
+        Effect::INC
+    } else {
+        Effect::NONE
+    };
+    dropped.or(match change.op {
         Op::Whole => Effect::ALL,
         Op::Push | Op::PullAll | Op::PullIds if change.positional => Effect::ALL,
         Op::Push | Op::PullAll | Op::PullIds => Effect::INC,
         Op::Set if matches!(change.value, Bson::Array(_)) => Effect::ALL,
         Op::Set | Op::Unset if change.positional => Effect::WHERE,
         Op::Set | Op::Unset => Effect::NONE,
-    }
+    })
 }
 
 /// Whether `optimistic_concurrency` applies to a save with these changes.
@@ -126,7 +132,7 @@ pub(crate) fn filter(
     if let (true, Some(key), Some(version)) = (effect.check, key, version) {
         filter.insert(key, int(version));
     }
-    crate::guard::add_guards(&mut filter, changes);
+    crate::guard::add_guards(&mut filter, changes, effect.check);
     filter
 }
 

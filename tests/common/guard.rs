@@ -30,3 +30,13 @@ pub fn guarded(mut filter: Document, path: &str, values: &[(Bson, i32)]) -> Docu
     filter.insert("$expr", removal_guard(path, values));
     filter
 }
+
+/// `filter` with the parent guard of each path in `parents`: a save that
+/// does not check the version requires them to still be documents or
+/// arrays.
+pub fn with_parents(mut filter: Document, parents: &[&str]) -> Document {
+    for parent in parents {
+        filter.insert(*parent, doc! { "$type": ["object", "array"] });
+    }
+    filter
+}

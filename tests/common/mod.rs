@@ -4,7 +4,7 @@
 mod guard;
 
 #[allow(unused_imports)] // each test binary uses a different subset
-pub use guard::guarded;
+pub use guard::{guarded, with_parents};
 use odm::bson::Document as BsonDocument;
 use odm::prelude::*;
 use serde::{Deserialize, Serialize};

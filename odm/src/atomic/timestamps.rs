@@ -80,6 +80,7 @@ pub(crate) fn stamp_plan<T: Document>(
             value: Bson::DateTime(now),
             positional: false,
             counts: Vec::new(),
+            drops: false,
         });
     }
     Ok(Some(Stamp {

@@ -82,7 +82,7 @@ fn in_place(
             // appends and removals, at `a.i.j` / `a.i`.
             diff_array(b.value, a.value, at, true, out)?
         } else {
-            out.push(Change::new(Op::Set, at, a.decode()?, true))
+            out.push(Change::new(Op::Set, at, a.decode()?, true).dropping(b, Some(a)))
         }
     }
     Ok(())

@@ -12,6 +12,7 @@ fn set(path: &str, value: impl Into<Bson>) -> Change {
         value: value.into(),
         positional: false,
         counts: Vec::new(),
+        drops: false,
     }
 }
 
@@ -22,6 +23,7 @@ fn unset(path: &str) -> Change {
         value: Bson::String(String::new()),
         positional: false,
         counts: Vec::new(),
+        drops: false,
     }
 }
 

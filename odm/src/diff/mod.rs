@@ -50,6 +50,10 @@ pub(crate) struct Change {
     /// For [`Op::PullAll`]: how many elements equal to each removed value
     /// the copy loaded (the removal guard); empty otherwise.
     pub counts: Vec<i64>,
+    /// A `$set` or `$unset` that removes a document or an array (sets it
+    /// to null or a scalar, or unsets it): other copies may be writing
+    /// under it, so it bumps the version.
+    pub drops: bool,
 }
 
 impl Change {
@@ -60,7 +64,16 @@ impl Change {
             value,
             positional,
             counts: Vec::new(),
+            drops: false,
         }
+    }
+
+    /// `self`, marked as removing a document or an array when `before` is
+    /// one and `after` (`None`: unset) is none.
+    fn dropping(mut self, before: &Elem<'_>, after: Option<&Elem<'_>>) -> Change {
+        let container = |e: &Elem<'_>| e.is_document() || e.is_array();
+        self.drops = container(before) && !after.is_some_and(container);
+        self
     }
 
     /// The top-level field this change touches.
@@ -151,12 +164,15 @@ pub(crate) fn diff_document(
             if is_awkward(entry.key) {
                 return whole(new, entry.key, prefix, positional, start, out);
             }
-            out.push(Change::new(
-                Op::Unset,
-                join(prefix, entry.key_str()?),
-                Bson::String(String::new()),
-                positional,
-            ));
+            out.push(
+                Change::new(
+                    Op::Unset,
+                    join(prefix, entry.key_str()?),
+                    Bson::String(String::new()),
+                    positional,
+                )
+                .dropping(entry, None),
+            );
         }
     }
     Ok(())
@@ -210,7 +226,10 @@ fn diff_value(
     } else if before.is_array() && after.is_array() {
         array::diff_array(before.value, after.value, path, positional, out)
     } else {
-        set(out, path, after, positional)
+        out.push(
+            Change::new(Op::Set, path, after.decode()?, positional).dropping(before, Some(after)),
+        );
+        Ok(())
     }
 }
 

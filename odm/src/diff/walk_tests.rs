@@ -14,6 +14,7 @@ fn change(op: Op, path: &str, value: Bson, positional: bool) -> Change {
         value,
         positional,
         counts: Vec::new(),
+        drops: false,
     }
 }
 

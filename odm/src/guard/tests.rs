@@ -29,15 +29,11 @@ fn a_pull_all_is_guarded_by_the_loaded_counts() {
         filter_of(Effect::INC, &changes),
         doc! { "_id": 1, "$expr": { "$and": [guard(bson!("a"), 2), guard(bson!("$b"), 1)] } }
     );
-    assert!(guarded(&changes));
-    // A positional pull is checked by its version instead (its parent
-    // must still be there).
+    assert!(guarded(&changes, false));
+    // A positional pull is checked by its version instead.
     let mut pull = change(Op::PullAll, "c.1.tags", bson!(["a"]), true);
     pull.counts = vec![1];
-    assert_eq!(
-        filter_of(Effect::ALL, &[pull]),
-        doc! { "_id": 1, "__v": 3, "c.1": { "$type": ["object", "array"] } }
-    );
+    assert_eq!(filter_of(Effect::ALL, &[pull]), doc! { "_id": 1, "__v": 3 });
 }
 
 #[test]
@@ -54,8 +50,47 @@ fn every_parent_of_a_written_path_must_still_be_there() {
         filter_of(Effect::INC, &changes),
         doc! { "_id": 1, "opt": object(), "m.k": object(), "tags": object() }
     );
-    assert!(guarded(&changes));
+    assert!(guarded(&changes, false));
     let top = [change(Op::Set, "title", bson!("x"), false)];
     assert_eq!(filter_of(Effect::NONE, &top), doc! { "_id": 1 });
-    assert!(!guarded(&top));
+    assert!(!guarded(&top, false));
+    // A save that checks the version needs no parent guard: removing a
+    // document or an array bumps it.
+    assert_eq!(
+        filter_of(Effect::WHERE, &changes),
+        doc! { "_id": 1, "__v": 3 }
+    );
+    assert!(!guarded(&changes, true));
+}
+
+#[test]
+fn removing_a_document_or_an_array_bumps_the_version() {
+    use crate::diff::diff;
+    use crate::meta::Versioning;
+    use crate::versioning::effect;
+    use mongodb::bson::rawdoc;
+    for (old, new, expected) in [
+        (rawdoc! {"o": {"y": 1}}, rawdoc! {}, Effect::INC),
+        (rawdoc! {"o": {"y": 1}}, rawdoc! {"o": null}, Effect::INC),
+        (rawdoc! {"o": [1]}, rawdoc! {"o": 1}, Effect::INC),
+        (
+            rawdoc! {"c": [{"m": {"x": 1}}, 2]},
+            rawdoc! {"c": [{"m": null}, 2]},
+            Effect::ALL,
+        ),
+        (
+            rawdoc! {"c": [[1], 2]},
+            rawdoc! {"c": [null, 2]},
+            Effect::ALL,
+        ),
+        (rawdoc! {"o": null}, rawdoc! {"o": {"y": 1}}, Effect::NONE),
+        (rawdoc! {"o": 1}, rawdoc! {}, Effect::NONE),
+    ] {
+        let changes = diff(&old, &new).unwrap();
+        assert_eq!(
+            effect(&Versioning::DEFAULT, &changes, false),
+            expected,
+            "{old:?} -> {new:?}: {changes:?}"
+        );
+    }
 }

@@ -11,6 +11,7 @@ fn change(op: Op, path: &str, value: Bson, positional: bool) -> Change {
         value,
         positional,
         counts: Vec::new(),
+        drops: false,
     }
 }
 

@@ -13,6 +13,7 @@ fn change(op: Op, path: &str, value: Bson) -> Change {
         value,
         positional: false,
         counts: Vec::new(),
+        drops: false,
     }
 }
 
