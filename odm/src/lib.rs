@@ -231,6 +231,7 @@ mod rawde;
 mod rawser;
 mod save;
 pub mod validate;
+mod version_key;
 mod versioning;
 
 #[doc(hidden)]
