@@ -1,7 +1,7 @@
 //! Stored documents that could not round-trip: the version key is never
 //! shown to the value (so `deny_unknown_fields` and a `flatten` catch-all
-//! work), and a version that is not a non-negative integer is refused by
-//! every loader.
+//! work), a version that is not a non-negative integer is refused by every
+//! loader, and an enum document with extra keys is refused.
 
 mod common;
 
@@ -41,6 +41,20 @@ struct Item {
     id: ObjectId,
     name: String,
     tags: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+enum Shape {
+    Circle(f64),
+    Rect { w: i32, h: i32 },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(collection = "drawings")]
+struct Drawing {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    shape: Shape,
 }
 
 /// The value as it would be stored, without the version key.
@@ -329,5 +343,44 @@ async fn integral_versions_of_any_numeric_type_load_and_save() {
     doc.save().await.unwrap();
     assert_eq!(doc.version(), Some(1));
     assert_eq!(stored_split(&items, id).await.1, [Bson::Int32(1)]);
+    t.finish().await;
+}
+
+#[tokio::test]
+async fn an_enum_document_with_two_keys_is_refused() {
+    let t = TestDb::new().await;
+    let drawings = Drawing::model(&t.db);
+    let id = ObjectId::new();
+    drawings
+        .collection()
+        .insert_one(doc! {
+            "_id": id,
+            "shape": { "Circle": 2.5, "Rect": { "w": 1, "h": 2 } },
+            "__v": 0,
+        })
+        .await
+        .unwrap();
+    let err = drawings.find_by_id(id).await.unwrap_err();
+    let Error::Deserialize(e) = &err else {
+        panic!("expected Deserialize, got {err:?}");
+    };
+    assert_eq!(e.path, "shape");
+    assert_eq!(e.id, Bson::ObjectId(id));
+    assert!(e.message.contains("extra key \"Rect\""), "{err}");
+    // One key loads, and round-trips.
+    let id = ObjectId::new();
+    drawings
+        .collection()
+        .insert_one(doc! { "_id": id, "shape": { "Rect": { "w": 1, "h": 2 } }, "__v": 0 })
+        .await
+        .unwrap();
+    let mut doc = drawings.find_by_id(id).await.unwrap().unwrap();
+    assert_eq!(doc.shape, Shape::Rect { w: 1, h: 2 });
+    doc.shape = Shape::Circle(1.5);
+    doc.save().await.unwrap();
+    assert_eq!(
+        stored(&drawings, id).await,
+        doc! { "_id": id, "shape": { "Circle": 1.5 }, "__v": 0 }
+    );
     t.finish().await;
 }

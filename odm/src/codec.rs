@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::diff::raw_error;
 use crate::document::Document;
 use crate::error::{DeserializeError, Error};
+use crate::strict::Strict;
 use crate::version_key;
 
 /// A value as loaded: the value, its `_id`, the stored version, and the
@@ -69,8 +70,8 @@ pub(crate) fn load<T: Document>(raw: &RawDocument, collection: &str) -> Result<L
         Some(value) => value,
         None => {
             let hidden = version_key::hidden(raw, key);
-            match mongodb::bson::from_slice(hidden.as_bytes()) {
-                Ok(value) => value,
+            match mongodb::bson::from_slice::<Strict<T>>(hidden.as_bytes()) {
+                Ok(Strict(value)) => value,
                 Err(e) => return Err(deserialize_error::<T>(&hidden, collection, e.to_string())),
             }
         }

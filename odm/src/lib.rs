@@ -230,6 +230,7 @@ mod query;
 mod rawde;
 mod rawser;
 mod save;
+mod strict;
 pub mod validate;
 mod version_key;
 mod versioning;

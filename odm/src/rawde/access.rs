@@ -212,13 +212,20 @@ impl<'de> de::SeqAccess<'de> for Elements<'de> {
     }
 }
 
-/// An enum stored as a document: its first key names the variant.
+/// An enum stored as a document: its only key names the variant. On a
+/// document with no key or more than one it gives up: `bson`'s raw
+/// deserializer would read the first key and ignore the others (a value
+/// that could not be saved back), and the fallback refuses it (see
+/// `crate::strict`).
 impl<'de> de::EnumAccess<'de> for Elements<'de> {
     type Error = GiveUp;
     type Variant = Self;
 
     fn variant_seed<V: DeserializeSeed<'de>>(mut self, seed: V) -> Result<(V::Value, Self)> {
         let (key, value) = self.advance()?.ok_or(GiveUp)?;
+        if self.advance()?.is_some() {
+            return Err(GiveUp);
+        }
         self.current = Some(value);
         let variant = seed.deserialize(BorrowedStrDeserializer::new(key))?;
         Ok((variant, self))

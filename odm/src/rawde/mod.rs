@@ -15,10 +15,14 @@
 //! malformed, and every error (the visitor's included) make it give up:
 //! [`from_slice`] returns `None` and the caller decodes with `bson`, so
 //! results and error messages stay exactly `bson`'s. Agreement with `bson`
-//! is checked by the tests in `rawde/tests.rs`.
+//! is checked by the tests in `rawde/tests.rs` and
+//! `rawde/agreement_tests.rs`.
 //!
-//! One deliberate difference, shared with the fallback in `codec`: the
-//! top-level version key is never shown to the value (see [`from_slice`]).
+//! Two deliberate differences, both shared with the fallback in `codec`:
+//! the top-level version key is never shown to the value (see
+//! [`from_slice`]), and an enum stored as a document must have exactly one
+//! key (`bson`'s raw deserializer reads the first and ignores the rest; this
+//! one gives up and the fallback refuses it, see `crate::strict`).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -284,6 +288,8 @@ impl<'de> de::Deserializer<'de> for Root<'de> {
     }
 }
 
+#[cfg(test)]
+mod agreement_tests;
 #[cfg(test)]
 mod skip_tests;
 #[cfg(test)]
