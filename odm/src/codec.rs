@@ -1,12 +1,14 @@
 //! Stored BSON to a tracked value and back.
 
-use mongodb::bson::raw::{RawBsonRef, RawDocument, RawDocumentBuf};
+use mongodb::bson::raw::{RawDocument, RawDocumentBuf};
 use mongodb::bson::{Bson, Document as BsonDocument};
 use serde::Serialize;
 
 use crate::diff::raw_error;
 use crate::document::Document;
 use crate::error::{DeserializeError, Error};
+use crate::strict::Strict;
+use crate::version_key;
 
 /// A value as loaded: the value, its `_id`, the stored version, and the
 /// stored document (kept until the snapshot is taken, to find the fields
@@ -38,16 +40,6 @@ pub(crate) fn to_raw_sized<T: Serialize>(
     Ok(mongodb::bson::to_raw_document_buf(value)?)
 }
 
-/// Reads a version field written by odm, Mongoose or anyone else.
-pub(crate) fn read_version(raw: &RawDocument, key: Option<&str>) -> Option<i64> {
-    match raw.get(key?).ok()?? {
-        RawBsonRef::Int32(v) => Some(v.into()),
-        RawBsonRef::Int64(v) => Some(v),
-        RawBsonRef::Double(v) => Some(v as i64),
-        _ => None,
-    }
-}
-
 /// The `_id` of a stored or serialized document (`Null` when absent).
 pub(crate) fn read_id(raw: &RawDocument) -> Result<Bson, Error> {
     match raw.get("_id").map_err(raw_error)? {
@@ -62,15 +54,29 @@ pub(crate) fn read_id(raw: &RawDocument) -> Result<Bson, Error> {
 /// not know (the version key among them), numeric widths and
 /// `#[serde(default)]` fields missing from the store are never mistaken for
 /// changes, and a document that is only read never pays for it.
+///
+/// The value never sees the top-level version key, and a stored version
+/// that is not a non-negative integer is refused (see `version_key`).
 pub(crate) fn load<T: Document>(raw: &RawDocument, collection: &str) -> Result<Loaded<T>, Error> {
-    let value: T = match crate::rawde::from_slice(raw.as_bytes()) {
+    let key = T::__odm_meta().versioning.key;
+    let version = version_key::read(raw, key).map_err(|message| {
+        Error::Deserialize(Box::new(DeserializeError {
+            collection: collection.to_string(),
+            id: read_id(raw).unwrap_or(Bson::Null),
+            path: key.unwrap_or_default().to_string(),
+            message,
+        }))
+    })?;
+    let value: T = match crate::rawde::from_slice(raw.as_bytes(), key) {
         Some(value) => value,
-        None => match mongodb::bson::from_slice(raw.as_bytes()) {
-            Ok(value) => value,
-            Err(e) => return Err(deserialize_error::<T>(raw, collection, e.to_string())),
-        },
+        None => {
+            let hidden = version_key::hidden(raw, key);
+            match mongodb::bson::from_slice::<Strict<T>>(hidden.as_bytes()) {
+                Ok(Strict(value)) => value,
+                Err(e) => return Err(deserialize_error::<T>(&hidden, collection, e.to_string())),
+            }
+        }
     };
-    let version = read_version(raw, T::__odm_meta().versioning.key);
     Ok(Loaded {
         value,
         id: read_id(raw)?,

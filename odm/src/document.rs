@@ -31,6 +31,16 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     ) {
     }
 
+    /// Writes `id` into the field stored as `_id` (the derive deserializes
+    /// it into that field's type). Used on insert, to give a document whose
+    /// `_id` is missing or null the `ObjectId` odm generates.
+    #[doc(hidden)]
+    fn __odm_set_id(&mut self, _id: mongodb::bson::Bson) -> Result<(), mongodb::bson::de::Error> {
+        Err(serde::de::Error::custom(
+            "this `Document` implementation cannot write an id; derive `Document` to get one",
+        ))
+    }
+
     /// The handle to this model's collection in `db`.
     fn model(db: &Database) -> Model<Self> {
         Model::new(db)

@@ -16,7 +16,9 @@ use crate::model::Model;
 use crate::save::BoxFuture;
 
 impl<T: Document> Model<T> {
-    /// Validates and inserts `value` now, with version 0.
+    /// Validates and inserts `value` now, with version 0. A missing or null
+    /// `_id` is generated first, as by [`Doc::save`]: the returned `Doc`
+    /// holds it.
     pub fn create(&self, value: T) -> Create<'_, T> {
         Create {
             model: self,

@@ -18,7 +18,10 @@ fn bson_names(cont: &Container, idents: &[syn::Ident]) -> Vec<String> {
 
 pub fn impl_document(cont: &Container) -> TokenStream {
     let ident = cont.ident;
-    let generics = super::bounds::with_document_bounds(cont.original, false);
+    let mut generics = super::bounds::with_document_bounds(cont.original, false);
+    if let Some(bound) = super::id::id_bound(cont) {
+        generics.make_where_clause().predicates.push(bound);
+    }
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let (_, ty_generics, _) = cont.original.generics.split_for_impl();
     let name = ident.to_string();
@@ -53,6 +56,7 @@ pub fn impl_document(cont: &Container) -> TokenStream {
     let indexes = super::indexes::index_specs(cont);
     let validate = super::validate::document_method(cont);
     let (timestamps, stamp) = timestamps(cont);
+    let set_id = super::id::set_id_method(cont);
     quote! {
         impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {
             #validate
@@ -72,6 +76,7 @@ pub fn impl_document(cont: &Container) -> TokenStream {
                 &META
             }
             #stamp
+            #set_id
         }
     }
 }

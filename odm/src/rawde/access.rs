@@ -19,6 +19,8 @@ pub(super) struct Elements<'de> {
     fields: &'static [&'static str],
     /// The field expected next: stored documents usually keep the order.
     next_field: usize,
+    /// A key never shown to the visitor (the version key, at the top level).
+    skip: Option<&'static str>,
 }
 
 impl<'de> Elements<'de> {
@@ -34,7 +36,14 @@ impl<'de> Elements<'de> {
             current: None,
             fields,
             next_field: 0,
+            skip: None,
         }
+    }
+
+    /// The same elements without those under `key` (`None`: all of them).
+    pub(super) fn skipping(mut self, key: Option<&'static str>) -> Self {
+        self.skip = key;
+        self
     }
 
     /// A key as text. A key equal to one of the struct's field names is
@@ -53,11 +62,15 @@ impl<'de> Elements<'de> {
         }
     }
 
-    /// The next key and value, `None` at the closing NUL.
+    /// The next key and value, `None` at the closing NUL. An element under
+    /// the skipped key is read (so its bytes are checked) but not returned.
     fn advance(&mut self) -> Result<Option<(&'de str, Value<'de>)>> {
-        match self.advance_raw()? {
-            None => Ok(None),
-            Some((key, value)) => Ok(Some((self.key(key)?, value))),
+        loop {
+            match self.advance_raw()? {
+                None => return Ok(None),
+                Some((key, _)) if self.skip.is_some_and(|skip| skip.as_bytes() == key) => {}
+                Some((key, value)) => return Ok(Some((self.key(key)?, value))),
+            }
         }
     }
 
@@ -199,13 +212,20 @@ impl<'de> de::SeqAccess<'de> for Elements<'de> {
     }
 }
 
-/// An enum stored as a document: its first key names the variant.
+/// An enum stored as a document: its only key names the variant. On a
+/// document with no key or more than one it gives up: `bson`'s raw
+/// deserializer would read the first key and ignore the others (a value
+/// that could not be saved back), and the fallback refuses it (see
+/// `crate::strict`).
 impl<'de> de::EnumAccess<'de> for Elements<'de> {
     type Error = GiveUp;
     type Variant = Self;
 
     fn variant_seed<V: DeserializeSeed<'de>>(mut self, seed: V) -> Result<(V::Value, Self)> {
         let (key, value) = self.advance()?.ok_or(GiveUp)?;
+        if self.advance()?.is_some() {
+            return Err(GiveUp);
+        }
         self.current = Some(value);
         let variant = seed.deserialize(BorrowedStrDeserializer::new(key))?;
         Ok((variant, self))

@@ -15,7 +15,14 @@
 //! malformed, and every error (the visitor's included) make it give up:
 //! [`from_slice`] returns `None` and the caller decodes with `bson`, so
 //! results and error messages stay exactly `bson`'s. Agreement with `bson`
-//! is checked by the tests in `rawde/tests.rs`.
+//! is checked by the tests in `rawde/tests.rs` and
+//! `rawde/agreement_tests.rs`.
+//!
+//! Two deliberate differences, both shared with the fallback in `codec`:
+//! the top-level version key is never shown to the value (see
+//! [`from_slice`]), and an enum stored as a document must have exactly one
+//! key (`bson`'s raw deserializer reads the first and ignores the rest; this
+//! one gives up and the fallback refuses it, see `crate::strict`).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -63,13 +70,16 @@ type Result<T> = std::result::Result<T, GiveUp>;
 
 /// `value` decoded from the BSON document `bytes`, or `None` when `bson`
 /// must do it (unsupported content, malformed bytes, or any error).
-pub(crate) fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Option<T> {
+///
+/// A top-level element under `skip` (the version key) is never shown to
+/// the value: the result is that of `bson` decoding the document without
+/// it.
+pub(crate) fn from_slice<'de, T: Deserialize<'de>>(
+    bytes: &'de [u8],
+    skip: Option<&'static str>,
+) -> Option<T> {
     check_document(bytes).ok()?;
-    T::deserialize(Value {
-        kind: tag::DOCUMENT,
-        data: bytes,
-    })
-    .ok()
+    T::deserialize(Root { data: bytes, skip }).ok()
 }
 
 fn read_i32(data: &[u8]) -> Result<i32> {
@@ -213,5 +223,74 @@ impl<'de> de::Deserializer<'de> for Value<'de> {
     }
 }
 
+/// The stored document itself: a document [`Value`] whose elements under
+/// `skip` are left out.
+struct Root<'de> {
+    data: &'de [u8],
+    skip: Option<&'static str>,
+}
+
+impl<'de> Root<'de> {
+    fn elements(&self) -> Elements<'de> {
+        Elements::new(self.data).skipping(self.skip)
+    }
+}
+
+/// What [`Value`] does for a document, on the remaining elements.
+impl<'de> de::Deserializer<'de> for Root<'de> {
+    type Error = GiveUp;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_map(self.elements())
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        visitor.visit_enum(self.elements())
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        if name.starts_with("$__") {
+            return Err(GiveUp);
+        }
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        visitor.visit_map(Elements::with_fields(self.data, fields).skipping(self.skip))
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    forward_to_deserialize_any! {
+        bool char str string bytes byte_buf unit unit_struct identifier seq
+        tuple tuple_struct map ignored_any i8 i16 i32 i64 u8 u16 u32 u64 f32
+        f64
+    }
+}
+
+#[cfg(test)]
+mod agreement_tests;
+#[cfg(test)]
+mod skip_tests;
 #[cfg(test)]
 mod tests;

@@ -16,21 +16,25 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::from_slice;
+use crate::strict::Strict;
 
-/// Asserts the fast path covers `bytes` and decodes what `bson` decodes.
+/// Asserts the fast path covers `bytes` and decodes what `bson` decodes,
+/// directly and through the fallback's `Strict` wrapper.
 fn same_value<T: DeserializeOwned + Debug>(bytes: &[u8]) -> T {
     let expected: T = mongodb::bson::from_slice(bytes).expect("bson decodes it");
-    let fast: T = from_slice(bytes).expect("on the fast path");
+    let fast: T = from_slice(bytes, None).expect("on the fast path");
     assert_eq!(format!("{fast:?}"), format!("{expected:?}"));
+    let strict: Strict<T> = mongodb::bson::from_slice(bytes).expect("the fallback decodes it");
+    assert_eq!(format!("{:?}", strict.0), format!("{expected:?}"));
     fast
 }
 
 /// Asserts the fast path declines `bytes` (the caller then uses `bson`).
 fn gives_up<T: DeserializeOwned + Debug>(bytes: &[u8]) {
     assert!(
-        from_slice::<T>(bytes).is_none(),
+        from_slice::<T>(bytes, None).is_none(),
         "{:?}",
-        from_slice::<T>(bytes)
+        from_slice::<T>(bytes, None)
     );
 }
 
@@ -250,7 +254,9 @@ fn other_element_types_go_to_bson() {
         #[derive(Debug, Deserialize)]
         struct Nothing {}
         gives_up::<Nothing>(&bytes(case));
-        assert!(mongodb::bson::from_slice::<Document>(&bytes(case)).is_ok());
+        let expected = mongodb::bson::from_slice::<Document>(&bytes(case)).unwrap();
+        let strict = mongodb::bson::from_slice::<Strict<Document>>(&bytes(case)).unwrap();
+        assert_eq!(strict.0, expected);
     }
 }
 
@@ -276,7 +282,7 @@ fn bson_private_newtypes_go_to_bson() {
 #[test]
 fn every_failure_goes_to_bson() {
     #[derive(Debug, Deserialize)]
-    struct Strict {
+    struct Exact {
         n: i32,
         s: String,
     }
@@ -292,8 +298,8 @@ fn every_failure_goes_to_bson() {
         bytes(&doc! { "n": null, "s": "x" }),              // null for an int
     ];
     for case in &cases {
-        gives_up::<Strict>(case);
-        assert!(mongodb::bson::from_slice::<Strict>(case).is_err());
+        gives_up::<Exact>(case);
+        assert!(mongodb::bson::from_slice::<Exact>(case).is_err());
     }
     let wide = bytes(&doc! { "n": 1 });
     gives_up::<Wide>(&wide);
@@ -346,9 +352,12 @@ fn never_accepts_what_bson_rejects() {
             let mut case = original.clone();
             case[i] = v;
             for (fast, name) in [
-                (from_slice::<Post>(&case).map(|p| format!("{p:?}")), "Post"),
                 (
-                    from_slice::<Document>(&case).map(|d| format!("{d:?}")),
+                    from_slice::<Post>(&case, None).map(|p| format!("{p:?}")),
+                    "Post",
+                ),
+                (
+                    from_slice::<Document>(&case, None).map(|d| format!("{d:?}")),
                     "Document",
                 ),
             ] {

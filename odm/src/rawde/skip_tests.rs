@@ -1,0 +1,44 @@
+//! The version key is never shown to the value.
+
+// The types exist to be decoded and compared through `Debug`.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+
+use mongodb::bson::{rawdoc, Bson};
+use serde::Deserialize;
+
+use super::from_slice;
+
+/// The version key is left out at the top level only, so closed and
+/// catch-all models never see it.
+#[test]
+fn the_skipped_key_is_left_out_at_the_top_level_only() {
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Closed {
+        a: i32,
+        sub: BTreeMap<String, i32>,
+    }
+    #[derive(Debug, Deserialize)]
+    struct CatchAll {
+        a: i32,
+        #[serde(flatten)]
+        rest: BTreeMap<String, Bson>,
+    }
+    let stored = rawdoc! { "a": 1, "__v": 3, "sub": { "__v": 4 }, "__v": 5 };
+    let bytes = stored.as_bytes();
+    let hidden = crate::version_key::hidden(&stored, Some("__v"));
+    let closed: Closed = from_slice(bytes, Some("__v")).expect("fast path");
+    assert_eq!(format!("{closed:?}"), "Closed { a: 1, sub: {\"__v\": 4} }");
+    let fallback: Closed = mongodb::bson::from_slice(hidden.as_bytes()).unwrap();
+    assert_eq!(format!("{fallback:?}"), format!("{closed:?}"));
+    assert!(from_slice::<Closed>(bytes, None).is_none());
+    let all: CatchAll = from_slice(bytes, Some("__v")).expect("fast path");
+    assert_eq!(
+        format!("{all:?}"),
+        "CatchAll { a: 1, rest: {\"sub\": Document({\"__v\": Int32(4)})} }"
+    );
+    let fallback: CatchAll = mongodb::bson::from_slice(hidden.as_bytes()).unwrap();
+    assert_eq!(format!("{fallback:?}"), format!("{all:?}"));
+}
