@@ -1,13 +1,16 @@
 //! CPU cost of odm's per-document work on the three documents of
-//! `SHAPES.md`: load, save_build (scalar / push) and delta.
+//! `SHAPES.md`: load, save_build (scalar / push) and delta; and growth rows
+//! (`common/large.rs`): `changes()` on large maps and arrays at N and 4N
+//! elements, with the ratio between the two.
 //!
 //! `cargo bench --bench shapes [-- FILTER...]` prints a table, then one
-//! `SHAPE ROW NS` line per row. A row runs when its `SHAPE ROW` contains
-//! every FILTER (e.g. `-- L` or `-- load`). `ODM_BENCH_RUNS` (default 5) and
+//! `SHAPE ROW NS` line per row and one `GROWTH ROW RATIO` line per growth
+//! row. A row runs when its `SHAPE ROW` contains every FILTER (e.g. `-- L`,
+//! `-- load` or `-- map`). `ODM_BENCH_RUNS` (default 5) and
 //! `ODM_BENCH_SECS` (default 1) set the runs per row and their minimum
 //! length; a row whose one op takes longer than a run gets 3 runs of one
-//! op. `ODM_BENCH_QUICK=1` runs each row a few ops, checking every
-//! assertion, in seconds (what CI runs).
+//! op. `ODM_BENCH_QUICK=1` runs each row a few ops on small growth sizes,
+//! checking every assertion, in seconds (what CI runs).
 //! The figure reported is the median of the per-run CPU time of the bench
 //! thread per op (`/proc/thread-self/schedstat`), so other processes on a
 //! shared machine do not inflate it; the wall-clock median is shown next to
@@ -22,6 +25,7 @@ use std::hint::black_box;
 
 use common::apply::check_save;
 use common::harness::{measure, print, Plan, Row};
+use common::large::{bench_growth, growth, Large};
 use common::{article, comment, small, stored, Article, Comment, Rng, Small};
 use odm::bson::raw::RawDocumentBuf;
 use odm::bson::Document as BsonDocument;
@@ -152,7 +156,8 @@ fn main() {
         let articles = Article::model(&db);
         bench_article(&plan, &mut rows, "M", &articles, &m, &extra);
         bench_article(&plan, &mut rows, "L", &articles, &l, &extra);
-        print(&rows, &sizes);
+        bench_growth(&plan, &mut rows, &Large::model(&db));
+        print(&rows, &sizes, &growth(plan.quick));
 
         client.shutdown().await;
     });

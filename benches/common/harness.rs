@@ -15,7 +15,7 @@ const QUICK_OPS: u64 = 3;
 /// How long and how often each row is measured.
 pub struct Plan {
     /// `ODM_BENCH_QUICK=1`: one warm-up op and one run of `QUICK_OPS` ops
-    /// per row.
+    /// per row, small documents for the growth rows.
     pub quick: bool,
     pub runs: usize,
     pub min_run: Duration,
@@ -184,10 +184,23 @@ pub fn measure(
     out.push(r);
 }
 
-/// Prints the table of all rows, then one `SHAPE ROW NS` line per row.
-pub fn print(rows: &[Row], sizes: &[(&str, usize)]) {
+/// A growth row: the same mutation measured at `n` and `4 * n` elements,
+/// as shapes `N` and `4N`.
+pub struct Growth {
+    pub row: &'static str,
+    /// What `n` counts ("keys", "elements", ...).
+    pub unit: &'static str,
+    pub n: usize,
+}
+
+/// Prints the table of all rows, the growth table, then one line per row:
+/// `SHAPE ROW NS`, and `GROWTH ROW RATIO` per growth row.
+pub fn print(rows: &[Row], sizes: &[(&str, usize)], growth: &[Growth]) {
     println!();
-    for (shape, size) in sizes {
+    for (shape, size) in sizes
+        .iter()
+        .filter(|(s, _)| rows.iter().any(|r| r.shape == *s))
+    {
         println!("shape {shape}: {size} bytes of stored BSON");
     }
     println!();
@@ -208,8 +221,38 @@ pub fn print(rows: &[Row], sizes: &[(&str, usize)]) {
             median(&r.wall)
         );
     }
+    let find = |shape: &str, row: &str| {
+        rows.iter()
+            .find(|r| r.shape == shape && r.row == row)
+            .map(Row::ns)
+    };
+    let mut ratios = Vec::new();
+    for g in growth {
+        if let (Some(small), Some(large)) = (find("N", g.row), find("4N", g.row)) {
+            ratios.push((g, small, large, large / small));
+        }
+    }
+    if !ratios.is_empty() {
+        println!();
+        println!("Growth: 4N / N is ~4 when the cost is linear, ~16 when quadratic.");
+        println!();
+        println!("| row | N | CPU ns/op at N | 4N | CPU ns/op at 4N | 4N / N |");
+        println!("|---|---:|---:|---:|---:|---:|");
+        for (g, small, large, ratio) in &ratios {
+            println!(
+                "| {} | {} {} | {small:.0} | {} | {large:.0} | {ratio:.1} |",
+                g.row,
+                g.n,
+                g.unit,
+                4 * g.n,
+            );
+        }
+    }
     println!();
     for r in rows {
         println!("{} {} {:.0}", r.shape, r.row, r.ns());
+    }
+    for (g, _, _, ratio) in &ratios {
+        println!("GROWTH {} {ratio:.2}", g.row);
     }
 }

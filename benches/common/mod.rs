@@ -5,6 +5,7 @@
 
 pub mod apply;
 pub mod harness;
+pub mod large;
 
 use odm::bson::raw::RawDocumentBuf;
 use odm::bson::DateTime;
