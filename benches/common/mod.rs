@@ -3,6 +3,10 @@
 
 #![allow(dead_code)] // each bench binary uses a different part
 
+pub mod apply;
+pub mod harness;
+pub mod large;
+
 use odm::bson::raw::RawDocumentBuf;
 use odm::bson::DateTime;
 use odm::prelude::*;
@@ -41,13 +45,19 @@ impl Rng {
     }
 }
 
+/// `ODM_BENCH_QUICK=1` (any value but empty or `0`): every bench runs in its
+/// short mode, a few ops per row with all its checks, in seconds.
+pub fn quick() -> bool {
+    std::env::var("ODM_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
 /// A fixed date (2026-01-01T00:00:00Z) plus `offset` milliseconds.
 fn date(offset: i64) -> DateTime {
     DateTime::from_millis(1_767_225_600_000 + offset)
 }
 
 /// Shape S: 10 scalar fields.
-#[derive(Debug, Clone, Serialize, Deserialize, Document)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
 #[odm(collection = "bench_s", optimistic_concurrency)]
 #[serde(rename_all = "camelCase")]
 pub struct Small {
@@ -66,7 +76,7 @@ pub struct Small {
 }
 
 /// One element of `comments`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Comment {
     #[serde(rename = "_id")]
     pub id: ObjectId,
@@ -76,7 +86,7 @@ pub struct Comment {
 }
 
 /// Shapes M and L: 20 scalar fields, comments and tags.
-#[derive(Debug, Clone, Serialize, Deserialize, Document)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
 #[odm(collection = "bench_article", optimistic_concurrency)]
 #[serde(rename_all = "camelCase")]
 pub struct Article {
