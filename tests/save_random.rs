@@ -1477,6 +1477,25 @@ fn minus(xs: &[Bson], ys: &[Bson]) -> Vec<Bson> {
     out
 }
 
+/// What identifies an element for the server: a sub-document's `_id`, or
+/// the value with numbers normalised as MongoDB compares them.
+fn identity(x: &Bson) -> Bson {
+    match x {
+        Bson::Document(d) if d.contains_key("_id") => {
+            Bson::Document(doc! { "$id": identity(d.get("_id").unwrap()) })
+        }
+        Bson::Int32(n) => Bson::Double(f64::from(*n)),
+        Bson::Int64(n) => Bson::Double(*n as f64),
+        Bson::Double(f) if *f == 0.0 => Bson::Double(0.0),
+        Bson::Array(xs) => Bson::Array(identities(xs)),
+        other => other.clone(),
+    }
+}
+
+fn identities(xs: &[Bson]) -> Vec<Bson> {
+    xs.iter().map(identity).collect()
+}
+
 /// Compares one field of the original (`o`, both copies loaded it), A's
 /// saved value, B's value at its save, and the stored value after B's
 /// successful save; pushes `(kind, detail)` for every loss found.
@@ -1538,6 +1557,17 @@ fn check_merge(
                 if !must_bump(o, a) {
                     return; // A's in-place edits may be overwritten
                 }
+                // Elements as the server tells them apart: sub-documents by
+                // `_id` (B pulling one A edited is delete-wins, as in
+                // Mongoose), values by MongoDB's equality (B pulling the
+                // value 0 takes the 0.0 A wrote over 0: SEMANTICS.md's
+                // removal guard counts by value).
+                let (o, a, b, s) = (
+                    &identities(o),
+                    &identities(a),
+                    &identities(b),
+                    &identities(s),
+                );
                 for x in minus(a, o) {
                     let want = count(&minus(a, o), &x);
                     if count(s, &x) < want {

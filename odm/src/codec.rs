@@ -57,7 +57,11 @@ pub(crate) fn read_id(raw: &RawDocument) -> Result<Bson, Error> {
 ///
 /// The value never sees the top-level version key, and a stored version
 /// that is not a non-negative integer is refused (see `version_key`).
-pub(crate) fn load<T: Document>(raw: &RawDocument, collection: &str) -> Result<Loaded<T>, Error> {
+pub(crate) fn load<T: Document>(
+    stored: RawDocumentBuf,
+    collection: &str,
+) -> Result<Loaded<T>, Error> {
+    let raw: &RawDocument = &stored;
     let key = T::__odm_meta().versioning.key;
     let version = version_key::read(raw, key).map_err(|message| {
         Error::Deserialize(Box::new(DeserializeError {
@@ -81,7 +85,7 @@ pub(crate) fn load<T: Document>(raw: &RawDocument, collection: &str) -> Result<L
         value,
         id: read_id(raw)?,
         version,
-        stored: raw.to_raw_document_buf(),
+        stored,
     })
 }
 

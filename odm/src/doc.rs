@@ -288,7 +288,7 @@ impl<T: Document> Doc<T> {
         let filter = doc! { "_id": id.clone() };
         match self.model.find_raw(filter.clone(), None).await? {
             Some(raw) => {
-                let loaded = codec::load::<T>(&raw, self.model.name())?;
+                let loaded = codec::load::<T>(raw, self.model.name())?;
                 self.value = loaded.value;
                 self.tracked = Tracked::Clean {
                     id: loaded.id,

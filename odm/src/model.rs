@@ -71,6 +71,11 @@ impl<T: Document> Model<T> {
     /// Tracks a document read by other means (e.g. through
     /// [`collection`](Model::collection) or an aggregation).
     pub fn hydrate(&self, raw: &RawDocumentBuf) -> Result<Doc<T>> {
+        self.track(raw.clone())
+    }
+
+    /// [`hydrate`](Model::hydrate), keeping the bytes it is given.
+    pub(crate) fn track(&self, raw: RawDocumentBuf) -> Result<Doc<T>> {
         let loaded = codec::load::<T>(raw, self.name())?;
         Ok(Doc::loaded(self.clone(), loaded))
     }

@@ -137,7 +137,7 @@ impl<'a, T: Document> IntoFuture for FindOne<'a, T> {
                 None => action.await,
             };
             match found.map_err(Error::Driver)? {
-                Some(raw) => Ok(Some(self.model.hydrate(&raw)?)),
+                Some(raw) => Ok(Some(self.model.track(raw)?)),
                 None => Ok(None),
             }
         })
@@ -210,7 +210,7 @@ impl<'a, T: Document> IntoFuture for Find<'a, T> {
                     cursor.try_collect().await.map_err(Error::Driver)?
                 }
             };
-            raws.iter().map(|raw| self.model.hydrate(raw)).collect()
+            raws.into_iter().map(|raw| self.model.track(raw)).collect()
         })
     }
 }

@@ -123,7 +123,7 @@ impl<'a, T: Document> IntoFuture for Claim<'a, T> {
                 None => action.await,
             };
             match result.map_err(|e| from_driver(e, model.name()))? {
-                Some(raw) => Ok(Some(model.hydrate(&raw)?)),
+                Some(raw) => Ok(Some(model.track(raw)?)),
                 None => Ok(None),
             }
         })

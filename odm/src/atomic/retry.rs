@@ -126,7 +126,7 @@ where
                 filter,
             })));
         };
-        let mut doc = model.hydrate(&raw)?;
+        let mut doc = model.track(raw)?;
         apply(&mut doc)?;
         if doc.plan()?.changes.is_empty() {
             return Ok(doc);

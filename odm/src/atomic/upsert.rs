@@ -169,7 +169,7 @@ async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
             None => action.await,
         };
         match result {
-            Ok(Some(raw)) => return model.hydrate(&raw),
+            Ok(Some(raw)) => return model.track(raw),
             Ok(None) if empty_answers < EMPTY_ANSWER_RETRIES => empty_answers += 1,
             Ok(None) => {
                 return Err(Error::NotFound(Box::new(NotFoundError {
