@@ -21,7 +21,7 @@ use crate::error::Error;
 pub(crate) type Missing = BTreeSet<String>;
 
 /// The paths present in `snapshot` (the loaded value, serialized) but not
-/// in `stored` (the document as read), outermost first. Array elements are
+/// in `stored` (the document as read); none lies under another. Array elements are
 /// named by index (`comments.1.likes`). Where the two differ in shape (a
 /// document against an array or a scalar, arrays of different lengths)
 /// the path itself is reported. Linear in the documents' size.
