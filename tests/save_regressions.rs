@@ -605,3 +605,46 @@ async fn a_stale_write_under_a_removed_document_fails_instead_of_storing_a_fragm
     assert!(matches!(err, Error::NotFound(_)), "{err:?}");
     t.finish().await;
 }
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(collection = "loose")]
+struct Loose {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    name: String,
+    #[serde(flatten)]
+    rest: BTreeMap<String, i32>,
+}
+
+#[tokio::test]
+async fn a_top_level_key_that_is_not_a_path_is_refused_before_sending() {
+    let t = TestDb::new().await;
+    let model = Loose::model(&t.db);
+    let mut doc = model
+        .create(Loose {
+            id: ObjectId::new(),
+            name: "n".into(),
+            rest: BTreeMap::from([("plain".to_string(), 1)]),
+        })
+        .await
+        .unwrap();
+    let before = raw(&model, doc.id).await;
+    doc.rest.insert("a.b".into(), 2);
+    doc.name = "m".into();
+    let err = doc.save().await.unwrap_err();
+    assert!(matches!(err, Error::Serialize(_)), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "cannot serialize the document to BSON: the top-level key \"a.b\" cannot be saved by an \
+         update: a key that contains '.', starts with '$' or is empty is not a field path; keep \
+         such keys inside a map field, which is then saved whole"
+    );
+    assert_eq!(raw(&model, doc.id).await, before, "nothing written");
+    assert_eq!(doc.version(), Some(0));
+    assert_eq!(doc.rest.get("a.b"), Some(&2), "the Doc keeps its changes");
+    // Without the key the save goes through.
+    doc.rest.remove("a.b");
+    doc.save().await.unwrap();
+    assert_stored(&model, &doc).await;
+    t.finish().await;
+}
