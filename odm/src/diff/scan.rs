@@ -5,6 +5,9 @@
 //! output, so equal values have equal bytes) and decodes only what changed,
 //! through `bson`, which validates it then.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
 use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::spec::ElementType;
 use mongodb::bson::Bson;
@@ -139,7 +142,29 @@ pub(crate) fn elements(doc: &[u8]) -> Result<Vec<Elem<'_>>, Error> {
 /// table, a small struct by a scan that is cheaper than building one.
 pub(crate) struct Keys<'a> {
     elems: &'a [Elem<'a>],
-    table: Option<std::collections::HashMap<&'a [u8], usize>>,
+    table: Option<HashMap<&'a [u8], usize, BuildHasherDefault<Fnv>>>,
+}
+
+/// FNV-1a: keys are short and not chosen by an attacker who could flood a
+/// table built for one diff, so a cheap hash beats SipHash here.
+pub(crate) struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// Up to this many elements a linear scan beats hashing.
@@ -148,7 +173,7 @@ const SCAN_LIMIT: usize = 16;
 impl<'a> Keys<'a> {
     pub fn new(elems: &'a [Elem<'a>]) -> Self {
         let table = (elems.len() > SCAN_LIMIT).then(|| {
-            let mut table = std::collections::HashMap::with_capacity(elems.len());
+            let mut table = HashMap::with_capacity_and_hasher(elems.len(), Default::default());
             for (i, e) in elems.iter().enumerate() {
                 table.entry(e.key).or_insert(i);
             }
