@@ -272,6 +272,7 @@ mod error;
 mod guard;
 pub mod index;
 mod insert_id;
+pub mod lock;
 mod meta;
 mod model;
 mod query;
