@@ -296,8 +296,8 @@ pub use atomic::{
 pub use doc::Doc;
 pub use document::Document;
 pub use error::{
-    DeserializeError, DuplicateKeyError, Error, NotFoundError, Result, ValidationError,
-    ValidationErrors, VersionError,
+    DeserializeError, DuplicateKeyError, Error, FencedError, LeaseLostError, LeaseTimeoutError,
+    NotFoundError, Result, ValidationError, ValidationErrors, VersionError,
 };
 pub use index::{IndexError, SyncReport};
 pub use meta::{Concurrency, Meta, Timestamps, Versioning};
