@@ -269,6 +269,7 @@ mod diff;
 mod doc;
 mod document;
 mod error;
+mod fence;
 mod guard;
 pub mod index;
 mod insert_id;
