@@ -11,7 +11,6 @@ use super::{ops, timestamps};
 use crate::doc::Doc;
 use crate::document::Document;
 use crate::error::{from_driver, Error, NotFoundError, Result};
-use crate::fence;
 use crate::lock::Lease;
 use crate::model::Model;
 use crate::save::BoxFuture;
@@ -207,23 +206,22 @@ async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
                     filter,
                 })))
             }
-            Err(e) => match from_driver(e, model.name()) {
-                Error::DuplicateKey(e) if fence.is_some() => {
-                    // A document the filter finds may refuse the token.
-                    let token = fence.unwrap_or_default();
+            Err(e) => match (from_driver(e, model.name()), fence) {
+                (Error::DuplicateKey(e), Some(token)) => {
+                    // The refused document no longer matched, so the server
+                    // tried an insert: report the refusal. Read outside the
+                    // session, whose transaction the failed write aborted.
                     let collection = model.raw_collection();
-                    let refused =
-                        fence::refusal(collection, filter.clone(), token, session.as_deref_mut());
-                    match refused.await? {
+                    match crate::fence::refusal(collection, filter.clone(), token, None).await? {
                         Some(fenced) => return Err(fenced),
                         None if !duplicate_retried && session.is_none() => duplicate_retried = true,
                         None => return Err(Error::DuplicateKey(e)),
                     }
                 }
-                Error::DuplicateKey(_) if !duplicate_retried && session.is_none() => {
+                (Error::DuplicateKey(_), None) if !duplicate_retried && session.is_none() => {
                     duplicate_retried = true;
                 }
-                e => return Err(e),
+                (e, _) => return Err(e),
             },
         }
     }
