@@ -40,6 +40,11 @@ async fn lease_for(leases: &Leases, email: &str) -> odm::Result<Lease> {
 
 /// Registers `email` unless an active account has it: check and insert
 /// under the email's lease. `false` when the email is taken.
+///
+/// The insert stores the lease's token, so later fenced writes to the
+/// account refuse stale holders. An insert itself has no stored fence to
+/// check: the check-then-insert relies on the holder finishing within the
+/// ttl (keep it short, or use `Lease::keep_alive` for long work).
 async fn register(
     leases: &Leases,
     accounts: &Model<Account>,
