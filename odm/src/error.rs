@@ -34,6 +34,16 @@ pub enum Error {
     Deserialize(Box<DeserializeError>),
     /// The value could not be serialized to BSON.
     Serialize(Box<mongodb::bson::ser::Error>),
+    /// A lease was no longer held when its holder renewed or released it
+    /// (it expired by the database's clock, and another holder may have
+    /// taken it), or its keep-alive found it lost. Nothing was changed.
+    LeaseLost(Box<LeaseLostError>),
+    /// [`Leases::acquire_timeout`](crate::lock::Leases::acquire_timeout)
+    /// gave up: another holder kept the lease for the whole wait.
+    LeaseTimeout(Box<LeaseTimeoutError>),
+    /// A fenced write was refused: the document already holds a larger
+    /// fencing token, written under a newer lease. Nothing was changed.
+    Fenced(Box<FencedError>),
     /// Any other error from the MongoDB driver.
     Driver(mongodb::error::Error),
 }
@@ -48,6 +58,9 @@ impl fmt::Display for Error {
             Error::Index(e) => e.fmt(f),
             Error::Deserialize(e) => e.fmt(f),
             Error::Serialize(e) => write!(f, "cannot serialize the document to BSON: {e}"),
+            Error::LeaseLost(e) => e.fmt(f),
+            Error::LeaseTimeout(e) => e.fmt(f),
+            Error::Fenced(e) => e.fmt(f),
             Error::Driver(e) => e.fmt(f),
         }
     }
@@ -277,6 +290,74 @@ impl fmt::Display for DeserializeError {
     }
 }
 
+/// A lease is no longer held by the caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LeaseLostError {
+    /// The lease's key.
+    pub key: String,
+    /// The fencing token of the lost grant.
+    pub token: i64,
+}
+
+impl fmt::Display for LeaseLostError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "lease \"{}\" (token {}) is no longer held: it expired by the database's clock and may have been taken by another holder",
+            self.key, self.token
+        )
+    }
+}
+
+/// A lease stayed held by others for the whole wait.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LeaseTimeoutError {
+    /// The lease's key.
+    pub key: String,
+    /// How long the caller waited.
+    pub waited: std::time::Duration,
+}
+
+impl fmt::Display for LeaseTimeoutError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "lease \"{}\" is still held by another holder after waiting {:?}",
+            self.key, self.waited
+        )
+    }
+}
+
+/// A fenced write refused because a larger token already wrote the document.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct FencedError {
+    /// The collection written to.
+    pub collection: String,
+    /// The filter of the refused write (for a save: the `_id`).
+    pub filter: BsonDocument,
+    /// The token that was refused (the lease's).
+    pub token: i64,
+    /// The larger token stored in the document, when it was read.
+    pub stored: Option<i64>,
+}
+
+impl fmt::Display for FencedError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "fenced write with token {} refused on collection \"{}\" for \"{}\": ",
+            self.token, self.collection, self.filter
+        )?;
+        match self.stored {
+            Some(stored) => write!(f, "the document holds the newer token {stored}"),
+            None => f.write_str("the document holds a newer token"),
+        }
+    }
+}
+
 /// Turns a driver error into the typed error a user matches on.
 pub(crate) fn from_driver(e: mongodb::error::Error, collection: &str) -> Error {
     use mongodb::error::{ErrorKind, WriteFailure};
@@ -352,6 +433,36 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "No matching document found for id \"u1\" version 0 modifiedPaths \"\""
+        );
+    }
+
+    #[test]
+    fn lock_errors_say_what_happened() {
+        let lost = LeaseLostError {
+            key: "email:a@b.c".into(),
+            token: 4,
+        };
+        assert_eq!(
+            lost.to_string(),
+            "lease \"email:a@b.c\" (token 4) is no longer held: it expired by the database's clock and may have been taken by another holder"
+        );
+        let timeout = LeaseTimeoutError {
+            key: "k".into(),
+            waited: std::time::Duration::from_millis(1500),
+        };
+        assert_eq!(
+            timeout.to_string(),
+            "lease \"k\" is still held by another holder after waiting 1.5s"
+        );
+        let fenced = FencedError {
+            collection: "reports".into(),
+            filter: mongodb::bson::doc! { "_id": 42 },
+            token: 3,
+            stored: Some(5),
+        };
+        assert_eq!(
+            fenced.to_string(),
+            "fenced write with token 3 refused on collection \"reports\" for \"{ \"_id\": 42 }\": the document holds the newer token 5"
         );
     }
 

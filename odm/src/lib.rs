@@ -224,6 +224,77 @@
 //! | read-modify-write loses updates | [`Model::update_with_retry`]: version-checked save, reload and reapply |
 //! | documents that must change together | [`transaction`]: retried like the driver's, `Doc`s rolled back on abort |
 //!
+//! ## Locks
+//!
+//! Some rules cannot be an index: "one free ticket per user" checked in
+//! code, or "an email is unique unless the account is archived" (a
+//! partial index allows neither `$ne` nor `$exists: false`). They need a
+//! lock around the check and the write. [`lock`] has two:
+//!
+//! - [`lock::KeyedMutex`]: one holder per key within one process, FIFO per
+//!   key; an entry lives only while someone holds or waits on its key, the
+//!   guard releases on drop (also on panic or cancellation) and can move
+//!   into `tokio::spawn`.
+//! - [`lock::Leases`]: one lease per key across instances, kept in a
+//!   collection. Acquiring is one atomic `findOneAndUpdate` whose expiry is
+//!   judged by the database's clock (`$$NOW`), every acquisition has its own
+//!   owner id (renew and release of a lost lease fail with
+//!   [`Error::LeaseLost`]), and every grant carries a fencing token that
+//!   strictly increases forever. `acquire` waits with backoff and jitter,
+//!   `acquire_timeout` gives up with [`Error::LeaseTimeout`], `try_acquire`
+//!   tries once; [`Lease::keep_alive`](lock::Lease::keep_alive) renews in
+//!   the background and reports a loss ([`Lease::lost`](lock::Lease::lost)).
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! use odm::lock::KeyedMutex;
+//!
+//! let tickets: KeyedMutex<String> = KeyedMutex::new();
+//! {
+//!     let _guard = tickets.lock("user-1".to_string()).await;
+//!     // find the user's order, create one if there is none
+//! }
+//! assert_eq!(tickets.len(), 0); // nothing left behind
+//! # }
+//! ```
+//!
+//! A lease alone cannot guarantee exclusion: a holder that pauses past its
+//! ttl can still write after the next holder. Fenced writes close that:
+//! [`Save::fenced`], [`Upsert::fenced`] and [`Claim::fenced`] match only
+//! if the document's stored fence (`__fence`, hidden from the value like
+//! the version key) is absent or not larger than the lease's token, and
+//! store the token. A stale holder's write changes nothing and fails with
+//! [`Error::Fenced`], carrying the refused token. One document is fenced
+//! by one lease key.
+//!
+//! ```no_run
+//! # use odm::prelude::*;
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+//! # struct Report { #[serde(rename = "_id")] id: i64, total: i64 }
+//! # async fn run(db: mongodb::Database) -> odm::Result<()> {
+//! use odm::lock::Leases;
+//! use std::time::Duration;
+//!
+//! let leases = Leases::new(&db, "locks");
+//! let lease = leases.acquire("report:42", Duration::from_secs(10)).await?;
+//! let mut report = Report::model(&db).find_by_id(42).await?.expect("stored");
+//! report.total = 10;
+//! match report.save().fenced(&lease).await {
+//!     Err(Error::Fenced(e)) => println!("a newer holder wrote first: {e}"),
+//!     other => other?,
+//! }
+//! lease.release().await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The examples `locks_ticket` (seed 003's "one free ticket per user", on
+//! one instance and across instances) and `archived_email` (the rule no
+//! partial index can express, with a stale holder refused) run against the
+//! local server: `cargo run --example locks_ticket`.
+//!
 //! ## Timestamps
 //!
 //! `#[odm(timestamps)]` keeps two fields: `created_at`, set when the
@@ -255,9 +326,10 @@
 //!
 //! [`Error`] is `#[non_exhaustive]`; the variants to match on are
 //! [`Error::Version`] (a stale copy), [`Error::NotFound`],
-//! [`Error::Validation`], [`Error::DuplicateKey`], [`Error::Index`] and
+//! [`Error::Validation`], [`Error::DuplicateKey`], [`Error::Index`],
 //! [`Error::Deserialize`] (a stored document that does not fit the type,
-//! naming its id and the field). Large payloads are boxed so `odm::Result`
+//! naming its id and the field), and for locks [`Error::LeaseLost`],
+//! [`Error::LeaseTimeout`] and [`Error::Fenced`]. Large payloads are boxed so `odm::Result`
 //! stays small; reach their fields as usual (`Err(Error::Version(e)) =>
 //! e.version`).
 
@@ -269,9 +341,11 @@ mod diff;
 mod doc;
 mod document;
 mod error;
+mod fence;
 mod guard;
 pub mod index;
 mod insert_id;
+pub mod lock;
 mod meta;
 mod model;
 mod query;
@@ -295,8 +369,8 @@ pub use atomic::{
 pub use doc::Doc;
 pub use document::Document;
 pub use error::{
-    DeserializeError, DuplicateKeyError, Error, NotFoundError, Result, ValidationError,
-    ValidationErrors, VersionError,
+    DeserializeError, DuplicateKeyError, Error, FencedError, LeaseLostError, LeaseTimeoutError,
+    NotFoundError, Result, ValidationError, ValidationErrors, VersionError,
 };
 pub use index::{IndexError, SyncReport};
 pub use meta::{Concurrency, Meta, Timestamps, Versioning};

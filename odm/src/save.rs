@@ -11,6 +11,7 @@ use crate::codec;
 use crate::doc::{Doc, Plan};
 use crate::document::Document;
 use crate::error::{from_driver, Error, Result};
+use crate::lock::Lease;
 
 /// The future of an `odm` operation: boxed, `Send`.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -21,6 +22,8 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 pub struct Save<'a, T: Document> {
     doc: &'a mut Doc<T>,
     session: Option<&'a mut ClientSession>,
+    /// The token of a fenced save.
+    fence: Option<i64>,
 }
 
 impl<T: Document> Doc<T> {
@@ -45,6 +48,7 @@ impl<T: Document> Doc<T> {
         Save {
             doc: self,
             session: None,
+            fence: None,
         }
     }
 }
@@ -55,6 +59,24 @@ impl<'a, T: Document> Save<'a, T> {
         self.session = Some(session);
         self
     }
+
+    /// Makes this a fenced write under `lease`: the update matches only if
+    /// the document's stored fence (`__fence`) is absent or not larger than
+    /// [`lease.token()`](Lease::token), and stores the token there (an
+    /// insert stores it too). If a newer holder (a larger token) already
+    /// wrote the document, nothing changes and the save fails with
+    /// [`Error::Fenced`]; the `Doc` keeps its changes, as after any failed
+    /// save. A fenced save always writes (at least the fence), even when
+    /// nothing else changed.
+    ///
+    /// One document is fenced by one lease key: tokens of different keys
+    /// are not comparable. `__fence` is odm's field: it is hidden from the
+    /// value at load (like the version key), so the model needs no field
+    /// for it.
+    pub fn fenced(mut self, lease: &Lease) -> Self {
+        self.fence = Some(lease.token());
+        self
+    }
 }
 
 impl<'a, T: Document> IntoFuture for Save<'a, T> {
@@ -62,11 +84,15 @@ impl<'a, T: Document> IntoFuture for Save<'a, T> {
     type IntoFuture = BoxFuture<'a, Result<()>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(run(self.doc, self.session))
+        Box::pin(run(self.doc, self.session, self.fence))
     }
 }
 
-async fn run<T: Document>(doc: &mut Doc<T>, session: Option<&mut ClientSession>) -> Result<()> {
+async fn run<T: Document>(
+    doc: &mut Doc<T>,
+    session: Option<&mut ClientSession>,
+    fence: Option<i64>,
+) -> Result<()> {
     if doc.is_deleted() {
         let id = doc.id()?;
         return Err(doc.not_found(doc! { "_id": id }));
@@ -74,11 +100,11 @@ async fn run<T: Document>(doc: &mut Doc<T>, session: Option<&mut ClientSession>)
     if doc.is_new() {
         let plan = crate::insert_id::plan_with_id(doc)?;
         doc.validate().map_err(Error::Validation)?;
-        insert(doc, plan, session).await
+        insert(doc, plan, session, fence).await
     } else {
         doc.validate().map_err(Error::Validation)?;
         let plan = doc.plan()?;
-        update(doc, plan, session).await
+        update(doc, plan, session, fence).await
     }
 }
 
@@ -86,10 +112,14 @@ async fn insert<T: Document>(
     doc: &mut Doc<T>,
     plan: Plan,
     session: Option<&mut ClientSession>,
+    fence: Option<i64>,
 ) -> Result<()> {
     let mut stored = plan.current.clone();
     if let Some(key) = T::__odm_meta().versioning.key {
         stored.append(key, 0i32);
+    }
+    if let Some(token) = fence {
+        stored.append(crate::fence::FENCE, token);
     }
     let action = doc.model().raw_collection().insert_one(&stored);
     let result = match session {
@@ -109,9 +139,14 @@ async fn update<T: Document>(
     doc: &mut Doc<T>,
     plan: Plan,
     session: Option<&mut ClientSession>,
+    fence: Option<i64>,
 ) -> Result<()> {
     let id = doc.stored_id().expect("not new").clone();
-    let (filter, update) = doc.request(&id, &plan);
+    let (mut filter, mut update) = doc.request(&id, &plan);
+    if let Some(token) = fence {
+        filter = crate::fence::filter(filter, token);
+        crate::fence::stamp(&mut update, token);
+    }
     let mut session = session;
     let matched = if update.is_empty() {
         // Nothing to write: check that the document (at this version, under
@@ -126,6 +161,14 @@ async fn update<T: Document>(
         let matched = result
             .map_err(|e| from_driver(e, doc.model().name()))?
             .matched_count;
+        if let (0, Some(token)) = (matched, fence) {
+            let by_id = doc! { "_id": id.clone() };
+            let collection = doc.model().raw_collection();
+            let refused = crate::fence::refusal(collection, by_id, token, session.as_deref_mut());
+            if let Some(e) = refused.await? {
+                return Err(e);
+            }
+        }
         if matched == 0 && !plan.effect.any() && crate::guard::guarded(&plan.changes, false) {
             // Only a guard could have failed, or the document is gone:
             // tell a stale copy from a deleted document.

@@ -54,20 +54,20 @@ fn describe(value: RawBsonRef<'_>) -> String {
     }
 }
 
-/// `raw` without its top-level elements under `key`: what the value's
+/// `raw` without its top-level elements under `key` or under the fence
+/// key (`__fence`, written by fenced writes): what the value's
 /// deserializer sees. Borrowed when there is nothing to leave out (or the
 /// document is malformed: decoding it then fails anyway).
 pub(crate) fn hidden<'a>(raw: &'a RawDocument, key: Option<&str>) -> Cow<'a, RawDocument> {
-    let Some(key) = key else {
-        return Cow::Borrowed(raw);
-    };
-    if !matches!(raw.get(key), Ok(Some(_))) {
+    let fence = crate::fence::FENCE;
+    let present = |k: &str| matches!(raw.get(k), Ok(Some(_)));
+    if !present(fence) && !key.is_some_and(present) {
         return Cow::Borrowed(raw);
     }
     let mut out = RawDocumentBuf::new();
     for element in raw {
         match element {
-            Ok((k, _)) if k == key => {}
+            Ok((k, _)) if k == fence || Some(k) == key => {}
             Ok((k, v)) => out.append_ref(k, v),
             Err(_) => return Cow::Borrowed(raw),
         }
@@ -130,5 +130,18 @@ mod tests {
         );
         assert!(matches!(hidden(&doc, Some("rev")), Cow::Borrowed(_)));
         assert!(matches!(hidden(&doc, None), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn hides_the_fence_too() {
+        let doc = rawdoc! { "_id": 1, "__fence": 7_i64, "__v": 2, "sub": { "__fence": 1 } };
+        assert_eq!(
+            &*hidden(&doc, Some("__v")),
+            &*rawdoc! { "_id": 1, "sub": { "__fence": 1 } }
+        );
+        assert_eq!(
+            &*hidden(&doc, None),
+            &*rawdoc! { "_id": 1, "__v": 2, "sub": { "__fence": 1 } }
+        );
     }
 }

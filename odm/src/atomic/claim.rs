@@ -11,6 +11,7 @@ use super::{ops, timestamps};
 use crate::doc::Doc;
 use crate::document::Document;
 use crate::error::{from_driver, Result};
+use crate::lock::Lease;
 use crate::model::Model;
 use crate::save::BoxFuture;
 
@@ -23,6 +24,8 @@ pub struct Claim<'a, T: Document> {
     update: BsonDocument,
     sort: Option<BsonDocument>,
     session: Option<&'a mut ClientSession>,
+    /// The token of a fenced claim.
+    fence: Option<i64>,
 }
 
 impl<T: Document> Model<T> {
@@ -71,6 +74,7 @@ impl<T: Document> Model<T> {
             update,
             sort: None,
             session: None,
+            fence: None,
         }
     }
 }
@@ -85,6 +89,20 @@ impl<'a, T: Document> Claim<'a, T> {
     /// Runs the claim inside `session` (and its transaction, if one is open).
     pub fn session(mut self, session: &'a mut ClientSession) -> Self {
         self.session = Some(session);
+        self
+    }
+}
+
+impl<'a, T: Document> Claim<'a, T> {
+    /// Makes this a fenced write under `lease` (see
+    /// [`Save::fenced`](crate::Save::fenced)): a document matches only if
+    /// its stored fence (`__fence`) is absent or not larger than
+    /// [`lease.token()`](Lease::token), and the claim stores the token.
+    /// When nothing matched because a document of the filter holds a
+    /// larger token, the claim fails with [`Error::Fenced`](crate::Error::Fenced) (changing
+    /// nothing) instead of returning `None`.
+    pub fn fenced(mut self, lease: &Lease) -> Self {
+        self.fence = Some(lease.token());
         self
     }
 }
@@ -111,20 +129,36 @@ impl<'a, T: Document> IntoFuture for Claim<'a, T> {
                 filter,
                 update,
                 sort,
-                session,
+                mut session,
+                fence,
             } = self;
+            let mut update = claim_update::<T>(update);
+            let sent = match fence {
+                Some(token) => {
+                    crate::fence::stamp(&mut update, token);
+                    crate::fence::filter(filter.clone(), token)
+                }
+                None => filter.clone(),
+            };
             let action = model
                 .raw_collection()
-                .find_one_and_update(filter, claim_update::<T>(update))
+                .find_one_and_update(sent, update)
                 .return_document(ReturnDocument::After)
                 .optional(sort, |a, sort| a.sort(sort));
-            let result = match session {
+            let result = match session.as_deref_mut() {
                 Some(s) => action.session(s).await,
                 None => action.await,
             };
-            match result.map_err(|e| from_driver(e, model.name()))? {
-                Some(raw) => Ok(Some(model.track(raw)?)),
-                None => Ok(None),
+            match (result.map_err(|e| from_driver(e, model.name()))?, fence) {
+                (Some(raw), _) => Ok(Some(model.track(raw)?)),
+                (None, None) => Ok(None),
+                (None, Some(token)) => {
+                    let collection = model.raw_collection();
+                    match crate::fence::refusal(collection, filter, token, session).await? {
+                        Some(fenced) => Err(fenced),
+                        None => Ok(None),
+                    }
+                }
             }
         })
     }

@@ -11,6 +11,7 @@ use super::{ops, timestamps};
 use crate::doc::Doc;
 use crate::document::Document;
 use crate::error::{from_driver, Error, NotFoundError, Result};
+use crate::lock::Lease;
 use crate::model::Model;
 use crate::save::BoxFuture;
 
@@ -28,6 +29,8 @@ pub struct Upsert<'a, T: Document> {
     set: BsonDocument,
     set_on_insert: BsonDocument,
     session: Option<&'a mut ClientSession>,
+    /// The token of a fenced upsert.
+    fence: Option<i64>,
 }
 
 impl<T: Document> Model<T> {
@@ -95,6 +98,7 @@ impl<T: Document> Model<T> {
             set: BsonDocument::new(),
             set_on_insert: BsonDocument::new(),
             session: None,
+            fence: None,
         }
     }
 }
@@ -120,6 +124,23 @@ impl<'a, T: Document> Upsert<'a, T> {
         self
     }
 
+    /// Makes this a fenced write under `lease` (see
+    /// [`Save::fenced`](crate::Save::fenced)): an existing document is
+    /// updated only if its stored fence (`__fence`) is absent or not
+    /// larger than [`lease.token()`](Lease::token); the upsert stores the
+    /// token. A document that holds a larger token is left unchanged and
+    /// the upsert fails with [`Error::Fenced`].
+    ///
+    /// The refused document no longer matches the filter, so the server
+    /// tries to insert a new one: a unique index on the filter's fields
+    /// (or an `_id` in the filter) must refuse that insert, which odm then
+    /// reports as [`Error::Fenced`]. Without one, a stale holder's upsert
+    /// inserts a second document.
+    pub fn fenced(mut self, lease: &Lease) -> Self {
+        self.fence = Some(lease.token());
+        self
+    }
+
     /// The update document this upsert sends.
     fn update(&self) -> BsonDocument {
         let mut update = BsonDocument::new();
@@ -134,6 +155,9 @@ impl<'a, T: Document> Upsert<'a, T> {
             if !ops::touches(&update, key) {
                 ops::add(&mut update, "$setOnInsert", key, Bson::Int32(0));
             }
+        }
+        if let Some(token) = self.fence {
+            crate::fence::stamp(&mut update, token);
         }
         update
     }
@@ -154,14 +178,19 @@ async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
         model,
         filter,
         mut session,
+        fence,
         ..
     } = upsert;
+    let sent = match fence {
+        Some(token) => crate::fence::filter(filter.clone(), token),
+        None => filter.clone(),
+    };
     let mut duplicate_retried = false;
     let mut empty_answers = 0;
     loop {
         let action = model
             .raw_collection()
-            .find_one_and_update(filter.clone(), update.clone())
+            .find_one_and_update(sent.clone(), update.clone())
             .upsert(true)
             .return_document(ReturnDocument::After);
         let result = match session.as_deref_mut() {
@@ -177,11 +206,22 @@ async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
                     filter,
                 })))
             }
-            Err(e) => match from_driver(e, model.name()) {
-                Error::DuplicateKey(_) if !duplicate_retried && session.is_none() => {
+            Err(e) => match (from_driver(e, model.name()), fence) {
+                (Error::DuplicateKey(e), Some(token)) => {
+                    // The refused document no longer matched, so the server
+                    // tried an insert: report the refusal. Read outside the
+                    // session, whose transaction the failed write aborted.
+                    let collection = model.raw_collection();
+                    match crate::fence::refusal(collection, filter.clone(), token, None).await? {
+                        Some(fenced) => return Err(fenced),
+                        None if !duplicate_retried && session.is_none() => duplicate_retried = true,
+                        None => return Err(Error::DuplicateKey(e)),
+                    }
+                }
+                (Error::DuplicateKey(_), None) if !duplicate_retried && session.is_none() => {
                     duplicate_retried = true;
                 }
-                e => return Err(e),
+                (e, _) => return Err(e),
             },
         }
     }

@@ -21,6 +21,8 @@ pub(super) struct Elements<'de> {
     next_field: usize,
     /// A key never shown to the visitor (the version key, at the top level).
     skip: Option<&'static str>,
+    /// The top-level document: the fence is never shown either.
+    top: bool,
 }
 
 impl<'de> Elements<'de> {
@@ -37,13 +39,23 @@ impl<'de> Elements<'de> {
             fields,
             next_field: 0,
             skip: None,
+            top: false,
         }
     }
 
-    /// The same elements without those under `key` (`None`: all of them).
+    /// The elements of the stored document itself: without those under
+    /// `key` (the version key, if any) or under the fence key.
     pub(super) fn skipping(mut self, key: Option<&'static str>) -> Self {
         self.skip = key;
+        self.top = true;
         self
+    }
+
+    /// Whether a key is never shown (see [`skipping`](Self::skipping)).
+    fn hides(&self, key: &[u8]) -> bool {
+        self.top
+            && (key == crate::fence::FENCE.as_bytes()
+                || self.skip.is_some_and(|skip| skip.as_bytes() == key))
     }
 
     /// A key as text. A key equal to one of the struct's field names is
@@ -68,7 +80,7 @@ impl<'de> Elements<'de> {
         loop {
             match self.advance_raw()? {
                 None => return Ok(None),
-                Some((key, _)) if self.skip.is_some_and(|skip| skip.as_bytes() == key) => {}
+                Some((key, _)) if self.hides(key) => {}
                 Some((key, value)) => return Ok(Some((self.key(key)?, value))),
             }
         }

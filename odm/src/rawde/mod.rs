@@ -71,9 +71,9 @@ type Result<T> = std::result::Result<T, GiveUp>;
 /// `value` decoded from the BSON document `bytes`, or `None` when `bson`
 /// must do it (unsupported content, malformed bytes, or any error).
 ///
-/// A top-level element under `skip` (the version key) is never shown to
-/// the value: the result is that of `bson` decoding the document without
-/// it.
+/// A top-level element under `skip` (the version key) or under the fence
+/// key (`__fence`, see [`fence`](crate::fence)) is never shown to the
+/// value: the result is that of `bson` decoding the document without them.
 pub(crate) fn from_slice<'de, T: Deserialize<'de>>(
     bytes: &'de [u8],
     skip: Option<&'static str>,
@@ -224,7 +224,7 @@ impl<'de> de::Deserializer<'de> for Value<'de> {
 }
 
 /// The stored document itself: a document [`Value`] whose elements under
-/// `skip` are left out.
+/// `skip` and the fence key are left out.
 struct Root<'de> {
     data: &'de [u8],
     skip: Option<&'static str>,

@@ -42,3 +42,27 @@ fn the_skipped_key_is_left_out_at_the_top_level_only() {
     let fallback: CatchAll = mongodb::bson::from_slice(hidden.as_bytes()).unwrap();
     assert_eq!(format!("{fallback:?}"), format!("{all:?}"));
 }
+
+/// The fence key of fenced writes is hidden at the top level too, with or
+/// without a version key.
+#[test]
+fn the_fence_is_left_out_at_the_top_level_only() {
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Closed {
+        a: i32,
+        sub: BTreeMap<String, i32>,
+    }
+    let stored = rawdoc! { "a": 1, "__fence": 9_i64, "sub": { "__fence": 4 }, "__v": 0 };
+    let closed: Closed = from_slice(stored.as_bytes(), Some("__v")).expect("fast path");
+    assert_eq!(
+        format!("{closed:?}"),
+        "Closed { a: 1, sub: {\"__fence\": 4} }"
+    );
+    let hidden = crate::version_key::hidden(&stored, Some("__v"));
+    let fallback: Closed = mongodb::bson::from_slice(hidden.as_bytes()).unwrap();
+    assert_eq!(format!("{fallback:?}"), format!("{closed:?}"));
+    let unversioned = rawdoc! { "a": 1, "__fence": 9_i64, "sub": {} };
+    let closed: Closed = from_slice(unversioned.as_bytes(), None).expect("fast path");
+    assert_eq!(closed.a, 1);
+}

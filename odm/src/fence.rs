@@ -1,0 +1,123 @@
+//! Fenced writes: a write made under a [`Lease`](crate::lock::Lease)
+//! carries its token, and the document refuses a token smaller than one
+//! it already stored.
+//!
+//! The filter accepts the document only if its stored fence (`__fence`)
+//! is absent or not larger than the token, and the update stores the
+//! token there. So once a newer holder (larger token) has written, a stale
+//! holder's late write matches nothing and changes nothing; odm then reads
+//! the fence to report [`Error::Fenced`]. The fence is hidden from the
+//! value at load like the version key, so models need no field for it
+//! (and `#[serde(deny_unknown_fields)]` still loads).
+
+use mongodb::bson::raw::RawDocumentBuf;
+use mongodb::bson::{doc, Bson, Document};
+use mongodb::{ClientSession, Collection};
+
+use crate::atomic::ops;
+use crate::error::{Error, FencedError, Result};
+
+/// The stored field holding the largest token that wrote the document.
+pub(crate) const FENCE: &str = "__fence";
+
+/// `filter`, also requiring the stored fence to be absent or not larger
+/// than `token`.
+pub(crate) fn filter(mut filter: Document, token: i64) -> Document {
+    let term = doc! { "$not": { "$gt": token } };
+    if filter.contains_key(FENCE) {
+        return doc! { "$and": [filter, { FENCE: term }] };
+    }
+    filter.insert(FENCE, term);
+    filter
+}
+
+/// Adds `$set: {__fence: token}` to `update`.
+pub(crate) fn stamp(update: &mut Document, token: i64) {
+    ops::add(update, "$set", FENCE, Bson::Int64(token));
+}
+
+/// The filter finding a document of `filter` that refuses `token`.
+fn refusing(filter: Document, token: i64) -> Document {
+    doc! { "$and": [filter, { FENCE: { "$gt": token } }] }
+}
+
+/// A stored fence as a number (an Int32, Int64 or integral double).
+fn read(stored: &Document) -> Option<i64> {
+    match stored.get(FENCE)? {
+        Bson::Int64(n) => Some(*n),
+        Bson::Int32(n) => Some(i64::from(*n)),
+        Bson::Double(n) if n.fract() == 0.0 => Some(*n as i64),
+        _ => None,
+    }
+}
+
+/// After a fenced write matched nothing: [`Error::Fenced`] when a document
+/// of `filter` holds a larger fence than `token`, else `None` (the write
+/// failed for another reason).
+pub(crate) async fn refusal(
+    collection: &Collection<RawDocumentBuf>,
+    filter: Document,
+    token: i64,
+    session: Option<&mut ClientSession>,
+) -> Result<Option<Error>> {
+    let docs = collection.clone_with_type::<Document>();
+    let action = docs
+        .find_one(refusing(filter.clone(), token))
+        .projection(doc! { FENCE: 1 });
+    let found = match session {
+        Some(s) => action.session(s).await,
+        None => action.await,
+    }
+    .map_err(Error::Driver)?;
+    Ok(found.map(|stored| {
+        Error::Fenced(Box::new(FencedError {
+            collection: collection.name().to_string(),
+            filter,
+            token,
+            stored: read(&stored),
+        }))
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_filter_accepts_no_fence_or_a_smaller_one() {
+        assert_eq!(
+            filter(doc! { "_id": 1 }, 5),
+            doc! { "_id": 1, "__fence": { "$not": { "$gt": 5_i64 } } }
+        );
+        // A filter that names the fence itself keeps its own term.
+        assert_eq!(
+            filter(doc! { "__fence": 3 }, 5),
+            doc! { "$and": [{ "__fence": 3 }, { "__fence": { "$not": { "$gt": 5_i64 } } }] }
+        );
+        assert_eq!(
+            refusing(doc! { "_id": 1 }, 5),
+            doc! { "$and": [{ "_id": 1 }, { "__fence": { "$gt": 5_i64 } }] }
+        );
+    }
+
+    #[test]
+    fn the_update_stores_the_token() {
+        let mut update = doc! { "$set": { "a": 1 }, "$inc": { "__v": 1 } };
+        stamp(&mut update, 9);
+        assert_eq!(
+            update,
+            doc! { "$set": { "a": 1, "__fence": 9_i64 }, "$inc": { "__v": 1 } }
+        );
+        let mut empty = Document::new();
+        stamp(&mut empty, 2);
+        assert_eq!(empty, doc! { "$set": { "__fence": 2_i64 } });
+    }
+
+    #[test]
+    fn a_stored_fence_reads_as_a_number() {
+        assert_eq!(read(&doc! { "__fence": 4_i64 }), Some(4));
+        assert_eq!(read(&doc! { "__fence": 4 }), Some(4));
+        assert_eq!(read(&doc! { "__fence": 4.0 }), Some(4));
+        assert_eq!(read(&doc! { "x": 4 }), None);
+    }
+}
