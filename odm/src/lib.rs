@@ -224,6 +224,8 @@
 //! | read-modify-write loses updates | [`Model::update_with_retry`]: version-checked save, reload and reapply |
 //! | documents that must change together | [`transaction`]: retried like the driver's, `Doc`s rolled back on abort |
 //!
+//! `cargo run --example demo` runs these races, the naive code beside odm's.
+//!
 //! ## Locks
 //!
 //! Some rules cannot be an index: "one free ticket per user" checked in
