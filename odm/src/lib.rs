@@ -226,6 +226,18 @@
 //!
 //! `cargo run --example demo` runs these races, the naive code beside odm's.
 //!
+//! ## Examples
+//!
+//! One per feature, each run like the demo by its name
+//! (`cargo run --example upsert`) against the local server, printing what
+//! happens: `upsert` (a new user's first request), `claim` (workers on one
+//! queue), `unique_index` ([`Error::DuplicateKey`] naming the index),
+//! `optimistic_concurrency` (two stale copies), `retry` (concurrent
+//! counters), `transaction` (a transfer, rolled back), and for locks
+//! `locks_ticket` and `archived_email` (see [Locks](#locks)). The code of
+//! the first six is in `examples/features/`; `tests/examples_run.rs` runs
+//! it.
+//!
 //! ## Locks
 //!
 //! Some rules cannot be an index: "one free ticket per user" checked in
@@ -294,8 +306,7 @@
 //!
 //! The examples `locks_ticket` (seed 003's "one free ticket per user", on
 //! one instance and across instances) and `archived_email` (the rule no
-//! partial index can express, with a stale holder refused) run against the
-//! local server: `cargo run --example locks_ticket`.
+//! partial index can express, with a stale holder refused) show both.
 //!
 //! ## Timestamps
 //!

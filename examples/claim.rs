@@ -1,0 +1,26 @@
+//! Workers polling one queue: `claim` gives each job to exactly one worker.
+//!
+//! The code, commented, is in `examples/features/claim.rs`;
+//! `tests/examples_run.rs` runs it too.
+//!
+//! Runs against `MONGODB_URI` when set, else against a local SecantusDB
+//! server it installs and starts itself (and stops at exit).
+//!
+//!     cargo run --example claim
+
+// The outcome's fields are for the assertions of tests/examples_run.rs.
+#[allow(dead_code)]
+#[path = "features/claim.rs"]
+mod feature;
+
+#[tokio::main]
+async fn main() -> odm::Result<()> {
+    let uri = odm::testing::uri();
+    println!("claim, against {uri}\n");
+    let client = mongodb::Client::with_uri_str(&uri).await?;
+    let db = client.database(&format!("odm_claim_{}", std::process::id()));
+    let outcome = feature::run(&db).await;
+    let _ = db.drop().await;
+    client.shutdown().await;
+    outcome.map(drop)
+}

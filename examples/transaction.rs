@@ -1,0 +1,27 @@
+//! A transfer between two accounts in `odm::transaction`: committed
+//! together, or aborted together with the `Doc`s rolled back in memory.
+//!
+//! The code, commented, is in `examples/features/transaction.rs`;
+//! `tests/examples_run.rs` runs it too.
+//!
+//! Runs against `MONGODB_URI` when set, else against a local SecantusDB
+//! server it installs and starts itself (and stops at exit).
+//!
+//!     cargo run --example transaction
+
+// The outcome's fields are for the assertions of tests/examples_run.rs.
+#[allow(dead_code)]
+#[path = "features/transaction.rs"]
+mod feature;
+
+#[tokio::main]
+async fn main() -> odm::Result<()> {
+    let uri = odm::testing::uri();
+    println!("transaction, against {uri}\n");
+    let client = mongodb::Client::with_uri_str(&uri).await?;
+    let db = client.database(&format!("odm_transaction_{}", std::process::id()));
+    let outcome = feature::run(&db).await;
+    let _ = db.drop().await;
+    client.shutdown().await;
+    outcome.map(drop)
+}

@@ -1,0 +1,95 @@
+//! The focused examples (issue 14), run against the server: each is the
+//! example's own module, so an example cannot rot without this failing.
+
+use std::collections::HashSet;
+
+use odm::testing::TestDb;
+
+#[path = "../examples/features/upsert.rs"]
+mod upsert;
+
+#[path = "../examples/features/claim.rs"]
+mod claim;
+
+#[path = "../examples/features/unique_index.rs"]
+mod unique_index;
+
+#[path = "../examples/features/optimistic_concurrency.rs"]
+mod optimistic_concurrency;
+
+#[path = "../examples/features/retry.rs"]
+mod retry;
+
+#[path = "../examples/features/transaction.rs"]
+mod transaction;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upsert_stores_one_user_for_concurrent_first_requests() {
+    let t = TestDb::new().await;
+    let o = upsert::run(&t.db).await.expect("ran");
+    assert_eq!((o.inserted, o.stored), (1, 1), "{o:?}");
+    assert!((0..o.requests).contains(&o.first_request), "{o:?}");
+    t.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claim_runs_every_job_once() {
+    let t = TestDb::new().await;
+    let o = claim::run(&t.db).await.expect("ran");
+    let distinct: HashSet<i64> = o.runs.iter().copied().collect();
+    assert_eq!((o.runs.len(), distinct.len()), (o.jobs, o.jobs), "{o:?}");
+    assert!(o.reclaim_refused, "{o:?}");
+    t.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unique_index_lets_one_registration_in() {
+    let t = TestDb::new().await;
+    let o = unique_index::run(&t.db).await.expect("ran");
+    assert_eq!(
+        (o.created, o.existing),
+        (vec!["email_1".to_string()], vec!["email_1".to_string()])
+    );
+    assert_eq!(o.registered, 1, "{:?}", o.refused_by);
+    assert_eq!(o.refused_by, vec![Some("email_1".to_string()); 9]);
+    assert_eq!(o.rename_refused_by.as_deref(), Some("email_1"));
+    assert!(o.rename_pending);
+    t.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn optimistic_concurrency_refuses_the_stale_copy() {
+    let t = TestDb::new().await;
+    let o = optimistic_concurrency::run(&t.db).await.expect("ran");
+    assert_eq!(
+        (o.stale_version, o.stale_paths.as_slice()),
+        (0, &["avatar".to_string()][..])
+    );
+    assert!(o.refused_after_reload, "{o:?}");
+    let (status, avatar, version) = o.stored;
+    assert_eq!(
+        (status.as_str(), avatar.is_some(), version),
+        ("APPROVED", true, Some(1))
+    );
+    t.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retry_loses_no_increment() {
+    let t = TestDb::new().await;
+    let o = retry::run(&t.db).await.expect("ran");
+    assert_eq!(o.value, o.increments, "{o:?}");
+    assert!(o.tries >= o.increments as usize, "{o:?}");
+    t.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transaction_commits_together_and_rolls_back_docs() {
+    let t = TestDb::new().await;
+    let o = transaction::run(&t.db).await.expect("ran");
+    assert_eq!(o.after_commit, ((70, Some(1)), (30, Some(1))));
+    assert_eq!(o.after_abort, o.after_commit);
+    assert!(!o.pending_after_abort);
+    assert_eq!(o.stored, (70, 30));
+    t.finish().await;
+}
