@@ -1,5 +1,6 @@
-//! The focused examples (issue 14), run against the server: each is the
-//! example's own module, so an example cannot rot without this failing.
+//! The focused examples (issue 14), the lock ones included, run against the
+//! server: each is the example's own module, so an example cannot rot
+//! without this failing.
 
 use std::collections::HashSet;
 
@@ -22,6 +23,12 @@ mod retry;
 
 #[path = "../examples/features/transaction.rs"]
 mod transaction;
+
+#[path = "../examples/features/locks_ticket.rs"]
+mod locks_ticket;
+
+#[path = "../examples/features/archived_email.rs"]
+mod archived_email;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn upsert_stores_one_user_for_concurrent_first_requests() {
@@ -91,5 +98,28 @@ async fn transaction_commits_together_and_rolls_back_docs() {
     assert_eq!(o.after_abort, o.after_commit);
     assert!(!o.pending_after_abort);
     assert_eq!(o.stored, (70, 30));
+    t.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn locks_ticket_gives_one_ticket_with_a_mutex_and_with_leases() {
+    let t = TestDb::new().await;
+    let o = locks_ticket::run(&t.db).await.expect("ran");
+    assert!(o.naive >= 1, "{o:?}");
+    assert_eq!((o.mutex, o.mutex_entries, o.leases), (1, 0, 1), "{o:?}");
+    // Ten grants to the clicks, then this one.
+    assert_eq!(o.next_token, 11, "{o:?}");
+    t.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn archived_email_keeps_one_active_account_and_refuses_the_stale_holder() {
+    let t = TestDb::new().await;
+    let o = archived_email::run(&t.db).await.expect("ran");
+    assert_eq!(o.created, 1, "{o:?}");
+    assert!(o.again, "{o:?}");
+    assert_eq!((o.with_email, o.active_after), (2, 1), "{o:?}");
+    assert!(o.stale_refused && o.stale_release_lost, "{o:?}");
+    assert_eq!(o.stored_name, "Ann (current holder)");
     t.finish().await;
 }

@@ -234,9 +234,8 @@
 //! queue), `unique_index` ([`Error::DuplicateKey`] naming the index),
 //! `optimistic_concurrency` (two stale copies), `retry` (concurrent
 //! counters), `transaction` (a transfer, rolled back), and for locks
-//! `locks_ticket` and `archived_email` (see [Locks](#locks)). The code of
-//! the first six is in `examples/features/`; `tests/examples_run.rs` runs
-//! it.
+//! `locks_ticket` and `archived_email` (see [Locks](#locks)). Their code
+//! is in `examples/features/`; `tests/examples_run.rs` runs each.
 //!
 //! ## Locks
 //!
