@@ -17,19 +17,11 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{article, small, stored, Article, Rng, Small};
+use common::{article, env_usize, small, stored, Article, Rng, Small};
 use odm::bson::raw::RawDocumentBuf;
 use odm::bson::{Bson, Document as BsonDocument};
 use odm::prelude::*;
 use odm::testing::TestDb;
-
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-        .max(1)
-}
 
 /// A model type with a `counter` field.
 trait Counted: Document + PartialEq {

@@ -24,11 +24,7 @@ pub struct Plan {
 
 impl Plan {
     pub fn from_env() -> Plan {
-        let runs = std::env::var("ODM_BENCH_RUNS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(5usize)
-            .max(1);
+        let runs = super::env_usize("ODM_BENCH_RUNS", 5);
         let secs: f64 = std::env::var("ODM_BENCH_SECS")
             .ok()
             .and_then(|v| v.parse().ok())
@@ -66,7 +62,8 @@ pub struct Row {
     cpu: Vec<f64>,
 }
 
-fn median(sorted: &[f64]) -> f64 {
+/// The median of sorted values (NaN when empty).
+pub fn median(sorted: &[f64]) -> f64 {
     let n = sorted.len();
     match n {
         0 => f64::NAN,

@@ -51,6 +51,16 @@ pub fn quick() -> bool {
     std::env::var("ODM_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
+/// The positive integer in the environment variable `name`, else `default`
+/// (at least 1).
+pub fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+        .max(1)
+}
+
 /// A fixed date (2026-01-01T00:00:00Z) plus `offset` milliseconds.
 fn date(offset: i64) -> DateTime {
     DateTime::from_millis(1_767_225_600_000 + offset)
