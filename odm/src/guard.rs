@@ -53,27 +53,36 @@ pub(crate) fn add_guards(filter: &mut Document, changes: &[Change], checks: bool
 pub(crate) fn guarded(changes: &[Change], checks: bool) -> bool {
     changes
         .iter()
-        .any(|c| (!checks && c.path.contains('.')) || removal_guard(c).next().is_some())
+        .any(|c| (!checks && c.path.contains('.')) || !removed_values(c).is_empty())
+}
+
+/// The values a change's removal guard counts: those of a non-positional
+/// `$pullAll` (a positional pull checks the version instead).
+fn removed_values(change: &Change) -> &[Bson] {
+    match (&change.op, &change.value, change.positional) {
+        (Op::PullAll, Bson::Array(values), false) => values,
+        _ => &[],
+    }
 }
 
 /// The removal guard of one `$pullAll`: for each removed value, the stored
-/// array holds exactly as many equal elements as the copy loaded. A
-/// positional pull needs none: it checks the version.
-fn removal_guard(change: &Change) -> impl Iterator<Item = Bson> + '_ {
-    let values: &[Bson] = match (&change.op, &change.value, change.positional) {
-        (Op::PullAll, Bson::Array(values), false) => values,
-        _ => &[],
-    };
+/// array holds exactly as many equal elements as the copy loaded.
+fn removal_guard(change: &Change) -> Vec<Bson> {
+    let values = removed_values(change);
+    if values.is_empty() {
+        return Vec::new();
+    }
     let field = format!("${}", change.path);
     values
         .iter()
         .zip(&change.counts)
-        .map(move |(value, &count)| {
+        .map(|(value, &count)| {
             let array = doc! { "$cond": [{ "$isArray": &field }, &field, []] };
             let equal = doc! { "$eq": ["$$this", { "$literal": value.clone() }] };
             let matching = doc! { "$filter": { "input": array, "cond": equal } };
             Bson::Document(doc! { "$eq": [{ "$size": matching }, int(count)] })
         })
+        .collect()
 }
 
 #[cfg(test)]
