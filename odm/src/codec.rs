@@ -40,6 +40,17 @@ pub(crate) fn to_raw_sized<T: Serialize>(
     Ok(mongodb::bson::to_raw_document_buf(value)?)
 }
 
+/// A stored counter (a token, a fence) as an integer: an Int32, an Int64
+/// or an integral double, as other code may have written it.
+pub(crate) fn integer(value: &Bson) -> Option<i64> {
+    match value {
+        Bson::Int64(n) => Some(*n),
+        Bson::Int32(n) => Some(i64::from(*n)),
+        Bson::Double(n) if n.fract() == 0.0 => Some(*n as i64),
+        _ => None,
+    }
+}
+
 /// The `_id` of a stored or serialized document (`Null` when absent).
 pub(crate) fn read_id(raw: &RawDocument) -> Result<Bson, Error> {
     match raw.get("_id").map_err(raw_error)? {

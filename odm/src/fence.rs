@@ -43,12 +43,7 @@ fn refusing(filter: Document, token: i64) -> Document {
 
 /// A stored fence as a number (an Int32, Int64 or integral double).
 fn read(stored: &Document) -> Option<i64> {
-    match stored.get(FENCE)? {
-        Bson::Int64(n) => Some(*n),
-        Bson::Int32(n) => Some(i64::from(*n)),
-        Bson::Double(n) if n.fract() == 0.0 => Some(*n as i64),
-        _ => None,
-    }
+    crate::codec::integer(stored.get(FENCE)?)
 }
 
 /// After a fenced write matched nothing: [`Error::Fenced`] when a document

@@ -92,12 +92,7 @@ pub(crate) fn granted(lease: &Document, owner: ObjectId) -> Option<i64> {
     if lease.get_object_id(OWNER).ok()? != owner {
         return None;
     }
-    match lease.get(TOKEN)? {
-        Bson::Int64(n) => Some(*n),
-        Bson::Int32(n) => Some(i64::from(*n)),
-        Bson::Double(n) if n.fract() == 0.0 => Some(*n as i64),
-        _ => None,
-    }
+    crate::codec::integer(lease.get(TOKEN)?)
 }
 
 /// The pause before the `attempt`-th retry of a held lease (0-based):
