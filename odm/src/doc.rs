@@ -34,6 +34,11 @@ pub struct Doc<T: Document> {
     tracked: Tracked,
     version: Option<i64>,
     increment: bool,
+    /// A write of this document failed in a way that may have applied it
+    /// (see [`may_have_applied`](crate::error::may_have_applied)): until a
+    /// save or reload settles it, a save that bumps the version also
+    /// checks it, so a change that landed is not applied twice.
+    pub(crate) in_doubt: bool,
     deleted: bool,
     model: Model<T>,
 }
@@ -87,6 +92,7 @@ impl<T: Document> Doc<T> {
             tracked: Tracked::New,
             version: None,
             increment: false,
+            in_doubt: false,
             deleted: false,
             model,
         }
@@ -101,6 +107,7 @@ impl<T: Document> Doc<T> {
             },
             version: loaded.version,
             increment: false,
+            in_doubt: false,
             deleted: false,
             model,
         }
@@ -194,7 +201,8 @@ impl<T: Document> Doc<T> {
             }
         };
         let rules = &T::__odm_meta().versioning;
-        let effect = versioning::effect(rules, &changes, self.increment);
+        let mut effect = versioning::effect(rules, &changes, self.increment);
+        effect.check |= self.in_doubt && effect.bump;
         let stamp = timestamps::stamp_plan::<T>(self.is_new(), &mut current, &mut changes)?;
         Ok(Plan {
             current,
@@ -262,6 +270,7 @@ impl<T: Document> Doc<T> {
             missing,
         };
         self.increment = false;
+        self.in_doubt = false;
     }
 
     /// A copy with the same value and tracking state (for rolling back a
@@ -275,6 +284,7 @@ impl<T: Document> Doc<T> {
             tracked: self.tracked.clone(),
             version: self.version,
             increment: self.increment,
+            in_doubt: self.in_doubt,
             deleted: self.deleted,
             model: self.model.clone(),
         }
@@ -296,6 +306,7 @@ impl<T: Document> Doc<T> {
                 };
                 self.version = loaded.version;
                 self.increment = false;
+                self.in_doubt = false;
                 Ok(())
             }
             None => Err(self.not_found(filter)),

@@ -386,6 +386,21 @@ pub(crate) fn from_driver(e: mongodb::error::Error, collection: &str) -> Error {
     }
 }
 
+/// Whether a write that failed with `e` may have been applied anyway. Only
+/// a refusal by the server says it was not: a write error (a duplicate key,
+/// a failed validation) or a command error not labelled retryable (with
+/// that label, an earlier attempt of a retried write may have landed). A
+/// lost connection, a timeout or a write concern error (the write was
+/// applied; its replication is unknown) leave the outcome in doubt.
+pub(crate) fn may_have_applied(e: &mongodb::error::Error) -> bool {
+    use mongodb::error::{ErrorKind, WriteFailure, RETRYABLE_WRITE_ERROR};
+    match &*e.kind {
+        ErrorKind::Write(WriteFailure::WriteError(_)) => false,
+        ErrorKind::Command(_) => e.contains_label(RETRYABLE_WRITE_ERROR),
+        _ => true,
+    }
+}
+
 /// Reads `index: NAME dup key: { ... }` out of the server's E11000 message.
 fn parse_duplicate(collection: &str, message: String) -> DuplicateKeyError {
     let index = crate::index::index_from_message(&message);

@@ -10,7 +10,7 @@ use mongodb::ClientSession;
 use crate::codec;
 use crate::doc::{Doc, Plan};
 use crate::document::Document;
-use crate::error::{from_driver, Error, Result};
+use crate::error::{from_driver, may_have_applied, Error, Result};
 use crate::lock::Lease;
 
 /// The future of an `odm` operation: boxed, `Send`.
@@ -153,14 +153,21 @@ async fn update<T: Document>(
         // optimistic_concurrency) still exists, as Mongoose does.
         u64::from(exists(doc, filter.clone(), session).await?)
     } else {
+        // In doubt until the server answers: a caller that stops waiting
+        // may leave the update applied.
+        let settled = std::mem::replace(&mut doc.in_doubt, true);
         let action = doc.model().collection().update_one(filter.clone(), update);
         let result = match session.as_deref_mut() {
             Some(s) => action.session(s).await,
             None => action.await,
         };
         let matched = result
-            .map_err(|e| from_driver(e, doc.model().name()))?
+            .map_err(|e| {
+                doc.in_doubt = settled || may_have_applied(&e);
+                from_driver(e, doc.model().name())
+            })?
             .matched_count;
+        doc.in_doubt = settled;
         if let (0, Some(token)) = (matched, fence) {
             let by_id = doc! { "_id": id.clone() };
             let collection = doc.model().raw_collection();

@@ -1,10 +1,16 @@
 //! Models and helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod faults;
 mod guard;
+pub mod monitor;
 
 #[allow(unused_imports)] // each test binary uses a different subset
+pub use faults::{FailPoint, Fault};
+#[allow(unused_imports)]
 pub use guard::{guarded, with_parents};
+#[allow(unused_imports)]
+pub use monitor::{Monitor, Monitored};
 use odm::bson::Document as BsonDocument;
 use odm::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,224 @@
+//! Fault injection with the server's `failCommand` fail point, scoped to
+//! one test's client.
+//!
+//! A `failCommand` fail point is server-wide, and configuring it replaces
+//! the one before. So every fail point here names the test client's
+//! `appName` (no other client's commands can use it up), fires a fixed
+//! number of `times`, and is held under one lock per process from the
+//! moment it is set until it is switched off (no other test of the binary
+//! can replace it meanwhile).
+
+use std::sync::OnceLock;
+
+use mongodb::bson::{doc, Document};
+use mongodb::Client;
+use tokio::sync::{Mutex, MutexGuard};
+
+use super::monitor::Monitored;
+
+/// Held while a fail point is set.
+static FAIL_POINTS: Mutex<()> = Mutex::const_new(());
+
+/// `Err(why)` when the server refuses `configureFailPoint`.
+static SUPPORTED: OnceLock<Result<(), String>> = OnceLock::new();
+
+/// The four faults every write is put through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// The server drops the connection without running the command.
+    Closed,
+    /// ShutdownInProgress (91), with the labels the server computes; not run.
+    Retryable,
+    /// The command runs, then the reply carries a `writeConcernError` (64).
+    WriteConcern,
+    /// BadValue (2); not run.
+    NonRetryable,
+}
+
+impl Fault {
+    pub const ALL: [Fault; 4] = [
+        Fault::Closed,
+        Fault::Retryable,
+        Fault::WriteConcern,
+        Fault::NonRetryable,
+    ];
+
+    /// The fail point's `data`, without `failCommands` and `appName`.
+    pub fn data(self) -> Document {
+        match self {
+            Fault::Closed => doc! { "closeConnection": true },
+            Fault::Retryable => doc! { "errorCode": 91 },
+            Fault::WriteConcern => doc! {
+                "writeConcernError": {
+                    "code": 64,
+                    "codeName": "WriteConcernFailed",
+                    "errmsg": "waiting for replication timed out",
+                    "errInfo": { "wtimeout": true },
+                }
+            },
+            Fault::NonRetryable => doc! { "errorCode": 2 },
+        }
+    }
+
+    /// Whether the server applies the write before answering.
+    pub fn applies(self) -> bool {
+        self == Fault::WriteConcern
+    }
+}
+
+/// A `failCommand` fail point of one client; switch it off with
+/// [`off`](FailPoint::off). Dropped while on (a failed assertion), it is
+/// switched off from a thread of its own.
+pub struct FailPoint {
+    client: Option<Client>,
+    _held: MutexGuard<'static, ()>,
+}
+
+impl FailPoint {
+    /// Switches the fail point off.
+    pub async fn off(mut self) {
+        if let Some(client) = self.client.take() {
+            client
+                .database("admin")
+                .run_command(off())
+                .await
+                .expect("switch the fail point off");
+        }
+    }
+}
+
+impl Drop for FailPoint {
+    fn drop(&mut self) {
+        if self.client.take().is_none() {
+            return;
+        }
+        let uri = odm::testing::uri();
+        let _ = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async {
+                let client = Client::with_uri_str(&uri).await.unwrap();
+                let _ = client.database("admin").run_command(off()).await;
+                client.shutdown().await;
+            });
+        })
+        .join();
+    }
+}
+
+fn off() -> Document {
+    doc! { "configureFailPoint": "failCommand", "mode": "off" }
+}
+
+impl Monitored {
+    /// A monitored client, or `None` (printing why) when the server under
+    /// test refuses `configureFailPoint`: the caller skips its test.
+    pub async fn with_fail_points(label: &str) -> Option<Monitored> {
+        Self::with_fail_points_and(label, |_| {}).await
+    }
+
+    /// As [`with_fail_points`](Monitored::with_fail_points), with `tune`
+    /// applied to the client's options. The client checks the server every
+    /// 500 ms (the least allowed), so one marked unknown by a fault (91
+    /// ShutdownInProgress does that) is back quickly.
+    pub async fn with_fail_points_and(
+        label: &str,
+        tune: impl FnOnce(&mut mongodb::options::ClientOptions),
+    ) -> Option<Monitored> {
+        let m = Monitored::with(label, |options| {
+            options.heartbeat_freq = Some(std::time::Duration::from_millis(500));
+            tune(options);
+        })
+        .await;
+        if SUPPORTED.get().is_none() {
+            let _held = FAIL_POINTS.lock().await;
+            // Never fires: no command has this name.
+            let probe = doc! {
+                "configureFailPoint": "failCommand",
+                "mode": { "times": 1 },
+                "data": { "failCommands": ["odmNoSuchCommand"], "appName": &m.app, "errorCode": 2 },
+            };
+            let answer = m.client().database("admin").run_command(probe).await;
+            let _ = SUPPORTED.set(answer.map(|_| ()).map_err(|e| e.to_string()));
+        }
+        match SUPPORTED.get().unwrap() {
+            Ok(()) => Some(m),
+            Err(why) => {
+                println!("SKIPPED {label}: the server refuses configureFailPoint: {why}");
+                m.finish().await;
+                None
+            }
+        }
+    }
+
+    /// Fails the next `times` of this client's `commands` with `fault`.
+    pub async fn fail(&self, commands: &[&str], times: i32, fault: Fault) -> FailPoint {
+        self.fail_with(commands, times, fault.data()).await
+    }
+
+    /// Sets a `failCommand` fail point with `data` (to which `failCommands`
+    /// and this client's `appName` are added) for the next `times` matching
+    /// commands of this client.
+    pub async fn fail_with(&self, commands: &[&str], times: i32, mut data: Document) -> FailPoint {
+        let held = FAIL_POINTS.lock().await;
+        data.insert("failCommands", commands);
+        data.insert("appName", &self.app);
+        self.client()
+            .database("admin")
+            .run_command(doc! {
+                "configureFailPoint": "failCommand",
+                "mode": { "times": times },
+                "data": data,
+            })
+            .await
+            .expect("configureFailPoint");
+        FailPoint {
+            client: Some(self.client().clone()),
+            _held: held,
+        }
+    }
+}
+
+/// Asserts that `err` is what `fault` makes the driver report.
+pub fn assert_reported(err: &odm::Error, fault: Fault) {
+    use mongodb::error::{ErrorKind, WriteFailure};
+    let odm::Error::Driver(e) = err else {
+        panic!("{fault:?}: expected a driver error, got {err:?}");
+    };
+    let expected = match (fault, &*e.kind) {
+        (Fault::Closed, ErrorKind::Io(_)) => true,
+        (Fault::Retryable, ErrorKind::Command(c)) => c.code == 91,
+        (Fault::WriteConcern, ErrorKind::Write(WriteFailure::WriteConcernError(w))) => w.code == 64,
+        (Fault::NonRetryable, ErrorKind::Command(c)) => c.code == 2,
+        _ => false,
+    };
+    assert!(expected, "{fault:?}: unexpected error {e:?}");
+}
+
+/// Asserts that the fault fired: exactly one `name` command was sent since
+/// the monitor was cleared, and it ended as `fault` makes it end.
+pub fn assert_fired(monitor: &super::Monitor, name: &str, fault: Fault) {
+    assert_sent(monitor, name, &[fault]);
+}
+
+/// Asserts that the `name` commands sent since the monitor was cleared
+/// ended, in order, as `faults` make them end; a command past the faults
+/// succeeded without a write concern error.
+pub fn assert_sent(monitor: &super::Monitor, name: &str, faults: &[Fault]) {
+    let sent = monitor.named(name);
+    assert!(
+        sent.len() >= faults.len(),
+        "{faults:?}: {} {name} sent: {sent:?}",
+        sent.len()
+    );
+    for (i, s) in sent.iter().enumerate() {
+        let ended_as = match faults.get(i) {
+            Some(Fault::WriteConcern) => !s.failed() && s.write_concern_error(),
+            Some(_) => s.failed(),
+            None => !s.failed() && !s.write_concern_error(),
+        };
+        assert!(ended_as, "{name} #{i} under {faults:?}: {:?}", s.outcome);
+    }
+}
