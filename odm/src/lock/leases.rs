@@ -11,7 +11,7 @@ use mongodb::{Collection, Database};
 
 use super::lease::Lease;
 use super::ops;
-use crate::error::{from_driver, Error, LeaseTimeoutError, Result};
+use crate::error::{from_driver, may_have_applied, Error, LeaseTimeoutError, Result};
 
 /// How often an acquisition is sent again when the server answers "ok"
 /// without a document (never on MongoDB; about 1% of contended upserts on
@@ -111,10 +111,12 @@ impl Leases {
     }
 
     /// One acquisition: one server operation (sent again only when the
-    /// server's answer is empty or the first insert raced).
+    /// server's answer is empty, the first insert raced, or the outcome is
+    /// in doubt).
     async fn attempt(&self, key: String, ttl: Duration) -> Result<Option<Lease>> {
         let owner = ObjectId::new();
         let mut resends = 0;
+        let mut resent_in_doubt = false;
         loop {
             let answer = self
                 .collection
@@ -129,6 +131,11 @@ impl Leases {
                 }
                 Ok(None) if resends < RESENDS => resends += 1,
                 Ok(None) => return Ok(None),
+                // The acquisition may have landed (a lost connection, a
+                // write concern error): sent once more with the same
+                // owner, it finds the lease ours instead of leaving it
+                // held by nobody until the ttl runs out.
+                Err(e) if !resent_in_doubt && may_have_applied(&e) => resent_in_doubt = true,
                 Err(e) => match from_driver(e, self.collection.name()) {
                     // Two first acquisitions both inserted: the document
                     // exists now, so the same update finds it.
