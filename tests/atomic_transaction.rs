@@ -1,9 +1,12 @@
 //! `odm::transaction`: commit together, abort together, retry on
 //! transient errors, and `Doc`s rolled back in memory.
 
+mod common;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use common::{FailPoint, Monitored};
 use mongodb::bson::Document as BsonDocument;
 use odm::prelude::*;
 use odm::testing::TestDb;
@@ -119,16 +122,14 @@ async fn an_error_aborts_both_and_restores_the_docs() {
     t.finish().await;
 }
 
-async fn fail_commit(client: &mongodb::Client, times: i32, code: i32, label: &str) {
-    client
-        .database("admin")
-        .run_command(doc! {
-            "configureFailPoint": "failCommand",
-            "mode": { "times": times },
-            "data": { "failCommands": ["commitTransaction"], "errorCode": code, "errorLabels": [label] },
-        })
-        .await
-        .unwrap();
+/// Fails the next `times` commits of `m`'s client with `code`, labelled `label`.
+async fn fail_commit(m: &Monitored, times: i32, code: i32, label: &str) -> FailPoint {
+    m.fail_with(
+        &["commitTransaction"],
+        times,
+        doc! { "errorCode": code, "errorLabels": [label] },
+    )
+    .await
 }
 
 /// A commit failing with TransientTransactionError reruns the closure; the
@@ -136,42 +137,65 @@ async fn fail_commit(client: &mongodb::Client, times: i32, code: i32, label: &st
 /// save against a version that was never committed.
 #[tokio::test]
 async fn a_transient_commit_error_reruns_from_the_same_state() {
-    let t = TestDb::new().await;
-    let accounts = Account::model(&t.db);
+    let Some(m) = Monitored::with_fail_points("transient").await else {
+        return;
+    };
+    let accounts = Account::model(m.db());
     let mut a = open(&accounts, "a", 100).await;
     let mut b = open(&accounts, "b", 0).await;
     let attempts = AtomicUsize::new(0);
-    fail_commit(&t.client, 1, 112, "TransientTransactionError").await;
-    transfer(&t.client, &mut a, &mut b, 10, &attempts)
+    let fp = fail_commit(&m, 1, 112, "TransientTransactionError").await;
+    transfer(m.client(), &mut a, &mut b, 10, &attempts)
         .await
         .unwrap();
+    fp.off().await;
+    assert_eq!(m.monitor.started("commitTransaction"), 2);
+    assert_eq!(
+        m.monitor.failed("commitTransaction"),
+        1,
+        "the fail point fired"
+    );
     assert_eq!(attempts.load(Ordering::SeqCst), 2, "the closure ran again");
     assert_eq!((a.balance, a.version()), (90, Some(1)));
     assert_eq!((b.balance, b.version()), (10, Some(1)));
     assert_eq!(stored(&accounts, "a").await, (90, 1));
     assert_eq!(stored(&accounts, "b").await, (10, 1));
-    t.finish().await;
+    m.finish().await;
 }
 
 /// A commit with an unknown result is committed again, without rerunning
 /// the closure.
 #[tokio::test]
 async fn an_unknown_commit_result_retries_the_commit_only() {
-    let t = TestDb::new().await;
-    let accounts = Account::model(&t.db);
+    let Some(m) = Monitored::with_fail_points("unknown_commit").await else {
+        return;
+    };
+    let accounts = Account::model(m.db());
     let mut a = open(&accounts, "a", 100).await;
     let mut b = open(&accounts, "b", 0).await;
     let attempts = AtomicUsize::new(0);
-    // WriteConflict's code, but labelled as a commit whose outcome is unknown.
-    fail_commit(&t.client, 1, 112, "UnknownTransactionCommitResult").await;
-    transfer(&t.client, &mut a, &mut b, 10, &attempts)
+    // WriteConflict's code, but labelled as a commit whose outcome is
+    // unknown; twice, so the commit is sent three times.
+    let fp = fail_commit(&m, 2, 112, "UnknownTransactionCommitResult").await;
+    transfer(m.client(), &mut a, &mut b, 10, &attempts)
         .await
         .unwrap();
+    fp.off().await;
+    assert_eq!(
+        m.monitor.started("commitTransaction"),
+        3,
+        "committed again twice"
+    );
+    assert_eq!(
+        m.monitor.failed("commitTransaction"),
+        2,
+        "the fail point fired"
+    );
     assert_eq!(attempts.load(Ordering::SeqCst), 1, "the closure ran once");
     assert_eq!((a.balance, a.version()), (90, Some(1)));
     assert_eq!(stored(&accounts, "a").await, (90, 1));
     assert_eq!(stored(&accounts, "b").await, (10, 1));
-    t.finish().await;
+    m.finish().await;
 }
 
 /// Two transactions read and change the same account at once: the write
