@@ -161,7 +161,19 @@ impl Monitored {
     /// Sets a `failCommand` fail point with `data` (to which `failCommands`
     /// and this client's `appName` are added) for the next `times` matching
     /// commands of this client.
-    pub async fn fail_with(&self, commands: &[&str], times: i32, mut data: Document) -> FailPoint {
+    pub async fn fail_with(&self, commands: &[&str], times: i32, data: Document) -> FailPoint {
+        self.fail_skipping(commands, 0, times, data).await
+    }
+
+    /// As [`fail_with`](Monitored::fail_with), letting the first `skip`
+    /// matching commands through.
+    pub async fn fail_skipping(
+        &self,
+        commands: &[&str],
+        skip: i32,
+        times: i32,
+        mut data: Document,
+    ) -> FailPoint {
         let held = FAIL_POINTS.lock().await;
         data.insert("failCommands", commands);
         data.insert("appName", &self.app);
@@ -169,7 +181,7 @@ impl Monitored {
             .database("admin")
             .run_command(doc! {
                 "configureFailPoint": "failCommand",
-                "mode": { "times": times },
+                "mode": { "skip": skip, "times": times },
                 "data": data,
             })
             .await
