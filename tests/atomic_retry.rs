@@ -1,13 +1,18 @@
 //! `Model::update_with_retry` against concurrent writers, and the lost
 //! updates it prevents.
 
+mod common;
+
 use std::future::IntoFuture;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use common::monitor::Sent;
+use common::Monitored;
 use odm::prelude::*;
 use odm::testing::TestDb;
 use serde::{Deserialize, Serialize};
+use tokio::sync::Barrier;
 
 /// Default (array) versioning: a scalar `$set` alone would not be checked.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
@@ -28,13 +33,28 @@ struct OcCounter {
 
 const WRITERS: i64 = 20;
 
+/// The `command` commands (`find`, `update`) sent to `collection`, and
+/// those of them that matched nothing (a version conflict).
+fn sent_to(sent: &[Sent], command: &str, collection: &str) -> (usize, usize) {
+    let sent: Vec<_> = sent
+        .iter()
+        .filter(|s| s.name == command && s.command.get_str(command) == Ok(collection))
+        .collect();
+    let missed = sent.iter().filter(|s| s.matched() == Some(0)).count();
+    (sent.len(), missed)
+}
+
 /// 20 concurrent increments of one counter, with and without
-/// `optimistic_concurrency`: none lost, version 20.
+/// `optimistic_concurrency`: none lost, version 20. The command monitor
+/// shows the retries: each try is one load and one update, and every
+/// update past the first 20 follows a conflict (an update that matched
+/// nothing).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_increments_are_not_lost() {
-    let t = TestDb::new().await;
-    let counters = Counter::model(&t.db);
-    let oc = OcCounter::model(&t.db);
+    let m = Monitored::new("retries").await;
+    let counters = Counter::model(m.db());
+    let oc = OcCounter::model(m.db());
+    let mut conflicts = 0;
     for round in 0..3 {
         let id = format!("c{round}");
         counters
@@ -51,11 +71,19 @@ async fn concurrent_increments_are_not_lost() {
         .await
         .unwrap();
         let applied = Arc::new(AtomicUsize::new(0));
+        let start = Arc::new(Barrier::new(WRITERS as usize));
+        m.monitor.clear();
         let mut tasks = Vec::new();
         for _ in 0..WRITERS {
-            let (counters, oc, id, applied) =
-                (counters.clone(), oc.clone(), id.clone(), applied.clone());
+            let (counters, oc, id, applied, start) = (
+                counters.clone(),
+                oc.clone(),
+                id.clone(),
+                applied.clone(),
+                start.clone(),
+            );
             tasks.push(tokio::spawn(async move {
+                start.wait().await;
                 let a = counters
                     .update_with_retry(id.clone(), 100, |c: &mut Counter| {
                         applied.fetch_add(1, Ordering::SeqCst);
@@ -78,6 +106,7 @@ async fn concurrent_increments_are_not_lost() {
         for task in tasks {
             versions.push(task.await.unwrap());
         }
+        let sent = m.monitor.all();
         let stored = counters.find_by_id(id.clone()).await.unwrap().unwrap();
         assert_eq!(stored.value, WRITERS);
         assert_eq!(stored.version(), Some(WRITERS));
@@ -90,9 +119,21 @@ async fn concurrent_increments_are_not_lost() {
         assert_eq!(own, (1..=WRITERS).collect::<Vec<_>>());
         let tries = applied.load(Ordering::SeqCst);
         println!("round {round}: {tries} applications for {WRITERS} increments");
-        assert!(tries >= WRITERS as usize);
+        for collection in ["counters", "oc_counters"] {
+            let (loads, _) = sent_to(&sent, "find", collection);
+            let (updates, missed) = sent_to(&sent, "update", collection);
+            assert_eq!(loads, updates, "{collection}: one load per try");
+            assert_eq!(
+                updates,
+                WRITERS as usize + missed,
+                "{collection}: one more per conflict"
+            );
+            conflicts += missed;
+        }
+        assert_eq!(tries, sent_to(&sent, "update", "counters").0);
     }
-    t.finish().await;
+    assert!(conflicts > 0, "the writers raced: some update was retried");
+    m.finish().await;
 }
 
 /// The same 20 concurrent increments as a raw read-modify-write lose
@@ -106,10 +147,12 @@ async fn raw_read_modify_write_loses_updates() {
         raw.insert_one(doc! { "_id": round, "value": 0_i64 })
             .await
             .unwrap();
+        let start = Arc::new(Barrier::new(WRITERS as usize));
         let tasks: Vec<_> = (0..WRITERS)
             .map(|_| {
-                let raw = raw.clone();
+                let (raw, start) = (raw.clone(), start.clone());
                 tokio::spawn(async move {
+                    start.wait().await;
                     let found = raw.find_one(doc! { "_id": round }).await.unwrap().unwrap();
                     let value = found.get_i64("value").unwrap();
                     raw.update_one(
@@ -140,8 +183,8 @@ async fn raw_read_modify_write_loses_updates() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gives_up_with_the_last_version_error() {
-    let t = TestDb::new().await;
-    let counters = Counter::model(&t.db);
+    let m = Monitored::new("gives_up").await;
+    let counters = Counter::model(m.db());
     counters
         .create(Counter {
             id: "c".into(),
@@ -151,6 +194,7 @@ async fn gives_up_with_the_last_version_error() {
         .unwrap();
     let mut tries = 0;
     let raw = counters.collection().clone();
+    m.monitor.clear();
     // Every try, another writer bumps the version between the load and the save.
     let result = counters
         .update_with_retry("c", 3, |c: &mut Counter| {
@@ -175,15 +219,18 @@ async fn gives_up_with_the_last_version_error() {
         other => panic!("expected a version error, got {other:?}"),
     }
     assert_eq!(tries, 3);
+    // Three loads and three saves, each missing (and the three bumps).
+    assert_eq!(sent_to(&m.monitor.all(), "find", "counters"), (3, 0));
+    assert_eq!(sent_to(&m.monitor.all(), "update", "counters"), (6, 3));
     let stored = counters.find_by_id("c").await.unwrap().unwrap();
     assert_eq!((stored.value, stored.version()), (0, Some(3)));
-    t.finish().await;
+    m.finish().await;
 }
 
 #[tokio::test]
 async fn stops_on_other_errors_and_skips_no_op_writes() {
-    let t = TestDb::new().await;
-    let counters = Counter::model(&t.db);
+    let m = Monitored::new("stops").await;
+    let counters = Counter::model(m.db());
     match counters
         .update_with_retry("missing", 3, |_: &mut Counter| Ok(()))
         .await
@@ -199,6 +246,7 @@ async fn stops_on_other_errors_and_skips_no_op_writes() {
         .await
         .unwrap();
     let mut calls = 0;
+    m.monitor.clear();
     let err = counters
         .update_with_retry("c", 3, |_: &mut Counter| {
             calls += 1;
@@ -215,5 +263,11 @@ async fn stops_on_other_errors_and_skips_no_op_writes() {
         .await
         .unwrap();
     assert_eq!(same.version(), Some(0), "nothing changed, nothing written");
-    t.finish().await;
+    assert_eq!(
+        sent_to(&m.monitor.all(), "find", "counters"),
+        (2, 0),
+        "one load each"
+    );
+    assert!(m.monitor.writes().is_empty(), "{:?}", m.monitor.writes());
+    m.finish().await;
 }
