@@ -2,6 +2,9 @@
 //! server: what they accept, what they refuse, and the `DuplicateKey` error
 //! each refusal gives.
 
+mod common;
+
+use common::Race;
 use mongodb::bson::{doc, Document as BsonDocument};
 use odm::prelude::*;
 use odm::testing::TestDb;
@@ -68,18 +71,19 @@ async fn fifty_concurrent_creates_with_one_email_store_exactly_one() {
 
     for round in 0..20 {
         let email = format!("racer{round}@example.com");
+        let race = Race::new(50);
         let tasks: Vec<_> = (0..50)
             .map(|_| {
                 let users = users.clone();
                 let email = email.clone();
-                tokio::spawn(async move {
+                tokio::spawn(race.clone().run(async move {
                     users
                         .create(User {
                             id: ObjectId::new(),
                             email,
                         })
                         .await
-                })
+                }))
             })
             .collect();
         let (mut ok, mut dup) = (0, 0);
@@ -97,6 +101,7 @@ async fn fifty_concurrent_creates_with_one_email_store_exactly_one() {
             }
         }
         assert_eq!((ok, dup), (1, 49), "round {round}");
+        assert!(race.most() > 1, "round {round}: the creates raced");
         assert_eq!(users.count(doc! { "email": &email }).await.unwrap(), 1);
     }
     assert_eq!(users.count(doc! {}).await.unwrap(), 20);

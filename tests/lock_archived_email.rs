@@ -2,9 +2,12 @@
 //! index can express (`archivedAt: {$exists: false}` is not allowed in a
 //! partial filter), kept with a lease per email, across instances.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 
+use common::Race;
 use mongodb::bson::DateTime;
 use odm::lock::Leases;
 use odm::prelude::*;
@@ -92,11 +95,15 @@ async fn fifty_registrations_of_one_email_leave_one_active_account_per_round() {
             archive(&instances[0].1, &accounts, email).await.unwrap();
             assert_eq!(accounts.count(active(email)).await.unwrap(), 0);
         }
+        let race = Race::new(CONTENDERS);
         let tasks: Vec<_> = instances
             .iter()
             .map(|instance| {
                 let instance = instance.clone();
-                tokio::spawn(async move { register(&instance.1, &instance.2, email).await })
+                tokio::spawn(
+                    race.clone()
+                        .run(async move { register(&instance.1, &instance.2, email).await }),
+                )
             })
             .collect();
         let (mut created, mut taken) = (0, 0);
@@ -107,6 +114,7 @@ async fn fifty_registrations_of_one_email_leave_one_active_account_per_round() {
             }
         }
         assert_eq!((created, taken), (1, CONTENDERS - 1), "round {round}");
+        assert!(race.most() > 1, "round {round}: the registrations raced");
         assert_eq!(
             accounts.count(active(email)).await.unwrap(),
             1,

@@ -2,10 +2,13 @@
 //! expiry by the database's clock, tokens that never go back, one command
 //! per acquisition, keep-alive and loss.
 
+mod common;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use common::Race;
 use mongodb::bson::{doc, Bson, DateTime, Document};
 use mongodb::event::command::CommandEvent;
 use mongodb::event::EventHandler;
@@ -26,6 +29,7 @@ async fn twenty_contenders_never_overlap_and_tokens_increase() {
     let overlaps = Arc::new(AtomicUsize::new(0));
     let granted = Arc::new(AtomicUsize::new(0));
     let tokens = Arc::new(Mutex::new(Vec::new()));
+    let race = Race::new(20);
     let tasks: Vec<_> = (0..20)
         .map(|_| {
             let (leases, inside, overlaps, granted, tokens) = (
@@ -35,7 +39,7 @@ async fn twenty_contenders_never_overlap_and_tokens_increase() {
                 granted.clone(),
                 tokens.clone(),
             );
-            tokio::spawn(async move {
+            tokio::spawn(race.clone().run(async move {
                 let mut mine = 0;
                 loop {
                     let lease = leases.acquire("report:42", LONG).await.unwrap();
@@ -54,7 +58,7 @@ async fn twenty_contenders_never_overlap_and_tokens_increase() {
                         return mine;
                     }
                 }
-            })
+            }))
         })
         .collect();
     let mut per_task = Vec::new();
@@ -63,6 +67,7 @@ async fn twenty_contenders_never_overlap_and_tokens_increase() {
     }
     let tokens = tokens.lock().unwrap().clone();
     assert_eq!(overlaps.load(Ordering::SeqCst), 0, "overlapping holders");
+    assert!(race.most() > 1, "the contenders raced");
     assert_eq!(tokens.len(), ACQUISITIONS);
     assert_eq!(per_task.iter().sum::<usize>(), ACQUISITIONS);
     assert!(

@@ -4,6 +4,7 @@
 pub mod faults;
 mod guard;
 pub mod monitor;
+pub mod race;
 
 #[allow(unused_imports)] // each test binary uses a different subset
 pub use faults::{FailPoint, Fault};
@@ -13,6 +14,8 @@ pub use guard::{guarded, with_parents};
 pub use monitor::{Monitor, Monitored};
 use odm::bson::Document as BsonDocument;
 use odm::prelude::*;
+#[allow(unused_imports)]
+pub use race::Race;
 use serde::{Deserialize, Serialize};
 
 /// A blog post in default (array versioning) mode.
