@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::stored;
+use common::{stored, Monitored};
 use odm::bson::{Bson, Document as BsonDocument};
 use odm::prelude::*;
 use odm::testing::TestDb;
@@ -137,9 +137,10 @@ async fn a_null_id_is_generated_too_and_a_given_id_is_kept() {
 
 #[tokio::test]
 async fn a_failed_insert_keeps_the_id_and_a_retry_reuses_it() {
-    let t = TestDb::new().await;
-    let notes = Note::model(&t.db);
+    let m = Monitored::new("failed_insert").await;
+    let notes = Note::model(m.db());
     notes.sync_indexes().await.unwrap();
+    m.monitor.clear();
     // A validator fails: nothing is sent, the id is already in the value.
     let mut doc = notes.new_doc(Note {
         body: String::new(),
@@ -152,6 +153,7 @@ async fn a_failed_insert_keeps_the_id_and_a_retry_reuses_it() {
     );
     let oid = doc.id.expect("assigned before validation");
     assert!(doc.is_new());
+    assert!(m.monitor.writes().is_empty(), "{:?}", m.monitor.writes());
     assert_eq!(notes.count(doc! {}).await.unwrap(), 0);
     doc.body = "fixed".into();
     doc.save().await.unwrap();
@@ -171,7 +173,7 @@ async fn a_failed_insert_keeps_the_id_and_a_retry_reuses_it() {
     assert_eq!(other.id, Some(other_id));
     assert_eq!(stored(&notes, other_id).await, with_version(&*other, 0));
     assert_eq!(notes.count(doc! {}).await.unwrap(), 2);
-    t.finish().await;
+    m.finish().await;
 }
 
 /// An insert whose outcome was unknown (it landed, the answer was lost):
@@ -201,8 +203,8 @@ async fn a_retry_after_an_insert_that_landed_stores_no_second_copy() {
 
 #[tokio::test]
 async fn an_id_field_that_cannot_hold_an_object_id_is_refused_before_sending() {
-    let t = TestDb::new().await;
-    let labels = Label::model(&t.db);
+    let m = Monitored::new("label_id").await;
+    let labels = Label::model(m.db());
     let mut doc = labels.new_doc(Label { key: None, n: 1 });
     let err = doc.save().await.unwrap_err();
     let Error::Validation(e) = &err else {
@@ -217,6 +219,7 @@ async fn an_id_field_that_cannot_hold_an_object_id_is_refused_before_sending() {
     );
     assert_eq!(doc.key, None);
     assert!(doc.is_new());
+    assert!(m.monitor.writes().is_empty(), "{:?}", m.monitor.writes());
     assert_eq!(labels.count(doc! {}).await.unwrap(), 0);
     // With an id of its own it saves.
     doc.key = Some("k".into());
@@ -225,7 +228,8 @@ async fn an_id_field_that_cannot_hold_an_object_id_is_refused_before_sending() {
         stored(&labels, "k").await,
         doc! { "_id": "k", "n": 1, "__v": 0 }
     );
-    t.finish().await;
+    assert_eq!(m.monitor.writes(), ["insert"]);
+    m.finish().await;
 }
 
 #[tokio::test]

@@ -359,14 +359,17 @@ async fn effects_accumulate_over_one_save() {
 
 #[tokio::test]
 async fn nothing_changed_sends_no_update_and_reports_a_deleted_document() {
-    let t = TestDb::new().await;
-    let posts = Post::model(&t.db);
+    let m = Monitored::new("nothing_changed").await;
+    let posts = Post::model(m.db());
     let value = post();
     posts.create(value.clone()).await.unwrap();
     let mut doc = posts.find_by_id(value.id).await.unwrap().unwrap();
     assert_eq!(doc.changes(), None);
     assert!(doc.modified_paths().is_empty());
+    m.monitor.clear();
     doc.save().await.unwrap();
+    assert!(m.monitor.writes().is_empty(), "{:?}", m.monitor.writes());
+    assert_eq!(m.monitor.started("find"), 1, "one read of {{_id}}");
     assert_eq!(doc.version(), Some(0));
     posts
         .collection()
@@ -380,5 +383,6 @@ async fn nothing_changed_sends_no_update_and_reports_a_deleted_document() {
         }
         other => panic!("expected NotFound, got {other:?}"),
     }
-    t.finish().await;
+    assert_eq!(m.monitor.writes(), ["delete"], "only the test's own delete");
+    m.finish().await;
 }

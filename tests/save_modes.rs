@@ -82,14 +82,22 @@ async fn optimistic_concurrency_checks_every_changing_save() {
 
 #[tokio::test]
 async fn optimistic_concurrency_unchanged_stale_copy_fails() {
-    let t = TestDb::new().await;
-    let users = User::model(&t.db);
+    let m = Monitored::new("unchanged").await;
+    let users = User::model(m.db());
     let u = user();
     users.create(u.clone()).await.unwrap();
     let (mut a, mut b) = two_copies(&users, u.id).await;
     // Unchanged and fresh: a read checks the version; nothing is written.
     assert_eq!(b.changes(), None);
+    m.monitor.clear();
     b.save().await.unwrap();
+    assert!(m.monitor.writes().is_empty(), "{:?}", m.monitor.writes());
+    let read = m.monitor.named("find");
+    assert_eq!(read.len(), 1);
+    assert_eq!(
+        read[0].command.get_document("filter").unwrap(),
+        &doc! { "_id": u.id, "__v": 0 }
+    );
     a.status = "ACTIVE".into();
     a.save().await.unwrap();
     let err = b.save().await.unwrap_err();
@@ -107,7 +115,7 @@ async fn optimistic_concurrency_unchanged_stale_copy_fails() {
             u.id.to_hex()
         )
     );
-    t.finish().await;
+    m.finish().await;
 }
 
 #[tokio::test]

@@ -3,8 +3,11 @@
 //! in-memory value; a stale copy that would lose another copy's saved
 //! write fails with `Error::Version` and writes nothing.
 
+mod common;
+
 use std::collections::BTreeMap;
 
+use common::Monitored;
 use odm::bson::{doc, Bson, Document as BsonDocument};
 use odm::prelude::*;
 use odm::testing::TestDb;
@@ -618,8 +621,8 @@ struct Loose {
 
 #[tokio::test]
 async fn a_top_level_key_that_is_not_a_path_is_refused_before_sending() {
-    let t = TestDb::new().await;
-    let model = Loose::model(&t.db);
+    let m = Monitored::new("not_a_path").await;
+    let model = Loose::model(m.db());
     let mut doc = model
         .create(Loose {
             id: ObjectId::new(),
@@ -631,7 +634,13 @@ async fn a_top_level_key_that_is_not_a_path_is_refused_before_sending() {
     let before = raw(&model, doc.id).await;
     doc.rest.insert("a.b".into(), 2);
     doc.name = "m".into();
+    m.monitor.clear();
     let err = doc.save().await.unwrap_err();
+    assert!(
+        m.monitor.all().is_empty(),
+        "nothing sent: {:?}",
+        m.monitor.all()
+    );
     assert!(matches!(err, Error::Serialize(_)), "{err:?}");
     assert_eq!(
         err.to_string(),
@@ -645,6 +654,7 @@ async fn a_top_level_key_that_is_not_a_path_is_refused_before_sending() {
     // Without the key the save goes through.
     doc.rest.remove("a.b");
     doc.save().await.unwrap();
+    assert_eq!(m.monitor.writes(), ["update"]);
     assert_stored(&model, &doc).await;
-    t.finish().await;
+    m.finish().await;
 }

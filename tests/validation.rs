@@ -3,14 +3,12 @@
 //! with BSON paths (renames, nested structs, array elements, map keys), and
 //! nothing sent when validation fails.
 
-use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+mod common;
 
+use std::collections::BTreeMap;
+
+use common::Monitored;
 use mongodb::bson::{doc, Document as BsonDocument};
-use mongodb::event::command::CommandEvent;
-use mongodb::event::EventHandler;
-use mongodb::options::ClientOptions;
-use mongodb::Client;
 use odm::prelude::*;
 use odm::testing::TestDb;
 use serde::{Deserialize, Serialize};
@@ -160,8 +158,8 @@ type Mutation = fn(&mut Account);
 
 #[tokio::test]
 async fn each_builtin_passes_at_its_bound_and_fails_past_it() {
-    let t = TestDb::new().await;
-    let accounts = Account::model(&t.db);
+    let m = Monitored::new("builtins").await;
+    let accounts = Account::model(m.db());
     let mut doc = accounts.create(valid(1)).await.unwrap();
 
     // Values on the bound are valid, and are saved.
@@ -225,10 +223,16 @@ async fn each_builtin_passes_at_its_bound_and_fails_past_it() {
     for (change, path, message) in cases {
         let before: Account = (*doc).clone();
         change(&mut doc);
+        m.monitor.clear();
         assert_eq!(
             failures(doc.save().await),
             pairs(&[(path, message)]),
             "{path}"
+        );
+        assert_eq!(
+            m.monitor.writes(),
+            Vec::<String>::new(),
+            "{path}: nothing sent"
         );
         // Nothing was stored, and the Doc keeps the change pending.
         let stored = accounts.find_by_id(1).await.unwrap().unwrap();
@@ -245,7 +249,7 @@ async fn each_builtin_passes_at_its_bound_and_fails_past_it() {
             ("ratio", "must be at most 1.5 (is NaN)")
         ])
     );
-    t.finish().await;
+    m.finish().await;
 }
 
 #[tokio::test]
@@ -401,35 +405,15 @@ async fn nested_and_array_paths_on_update() {
     t.finish().await;
 }
 
-/// A client on the test server whose command monitor records the name of
-/// every write command sent to `db`.
-async fn monitored(db: &str) -> (Client, Arc<Mutex<Vec<String>>>) {
-    let mut options = ClientOptions::parse(odm::testing::uri()).await.unwrap();
-    let writes = Arc::new(Mutex::new(Vec::new()));
-    let seen = Arc::clone(&writes);
-    let db = db.to_string();
-    options.command_event_handler = Some(EventHandler::callback(move |event: CommandEvent| {
-        if let CommandEvent::Started(e) = event {
-            let write =
-                ["insert", "update", "delete", "findAndModify"].contains(&e.command_name.as_str());
-            if write && e.db == db {
-                seen.lock().unwrap().push(e.command_name.clone());
-            }
-        }
-    }));
-    (Client::with_options(options).unwrap(), writes)
-}
-
 fn stored_raw(doc: Option<BsonDocument>) -> BsonDocument {
     doc.expect("stored")
 }
 
 #[tokio::test]
 async fn nothing_is_sent_when_validation_fails() {
-    let t = TestDb::new().await;
-    let (client, writes) = monitored(t.db.name()).await;
-    let accounts = Account::model(&client.database(t.db.name()));
-    let sent = || writes.lock().unwrap().clone();
+    let m = Monitored::new("validation").await;
+    let accounts = Account::model(m.db());
+    let sent = || m.monitor.writes();
 
     // create: an invalid value is not inserted.
     let mut bad = valid(1);
@@ -480,8 +464,7 @@ async fn nothing_is_sent_when_validation_fails() {
     doc.save().await.unwrap();
     assert_eq!(sent(), ["insert", "update"]);
     assert_eq!(doc.version(), Some(1));
-    client.shutdown().await;
-    t.finish().await;
+    m.finish().await;
 }
 
 #[tokio::test]
