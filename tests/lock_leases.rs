@@ -8,12 +8,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::Race;
+use common::{Monitored, Race};
 use mongodb::bson::{doc, Bson, DateTime, Document};
-use mongodb::event::command::CommandEvent;
-use mongodb::event::EventHandler;
-use mongodb::options::ClientOptions;
-use mongodb::Client;
 use odm::lock::Leases;
 use odm::testing::TestDb;
 use odm::Error;
@@ -165,24 +161,19 @@ async fn tokens_keep_growing_across_release_expiry_and_restart() {
 
 #[tokio::test]
 async fn acquiring_is_one_command_judged_by_the_database_clock() {
-    let t = TestDb::new().await;
-    let mut options = ClientOptions::parse(odm::testing::uri()).await.unwrap();
-    let commands = Arc::new(Mutex::new(Vec::<(String, Document)>::new()));
-    let seen = commands.clone();
-    let db_name = t.db.name().to_string();
-    options.command_event_handler = Some(EventHandler::callback(move |event: CommandEvent| {
-        if let CommandEvent::Started(e) = event {
-            if e.db == db_name {
-                seen.lock()
-                    .unwrap()
-                    .push((e.command_name.clone(), e.command));
-            }
-        }
-    }));
-    let client = Client::with_options(options).unwrap();
-    let leases = Leases::new(&client.database(t.db.name()), "locks");
+    let m = Monitored::new("one_command").await;
+    let leases = Leases::new(m.db(), "locks");
+    let commands = || -> Vec<(String, Document)> {
+        let sent = m
+            .monitor
+            .all()
+            .into_iter()
+            .filter(|s| s.db == m.db().name());
+        sent.map(|s| (s.name, s.command)).collect()
+    };
     let lease = leases.acquire("first-use", LONG).await.unwrap();
-    let sent = std::mem::take(&mut *commands.lock().unwrap());
+    let sent = commands();
+    m.monitor.clear();
     assert_eq!(sent.len(), 1, "one command per acquisition: {sent:?}");
     let (name, command) = &sent[0];
     assert_eq!(name, "findAndModify");
@@ -200,10 +191,9 @@ async fn acquiring_is_one_command_judged_by_the_database_clock() {
         .await
         .unwrap()
         .is_none());
-    assert_eq!(commands.lock().unwrap().len(), 1);
+    assert_eq!(commands().len(), 1);
     lease.release().await.unwrap();
-    client.shutdown().await;
-    t.finish().await;
+    m.finish().await;
 }
 
 #[tokio::test]
