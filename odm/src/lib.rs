@@ -195,6 +195,15 @@
 //! A failed save leaves the [`Doc`] as it was: its changes stay pending and
 //! its version unchanged, so it can be reloaded or saved again.
 //!
+//! Some failures do not say whether the write landed: a lost connection, a
+//! timeout or a dropped future, a write concern error (the write was
+//! applied, its replication is unknown). Saved again, a versioned change
+//! that landed fails with [`Error::Version`] instead of applying twice; so
+//! does an array push in default mode, because after such a failure the
+//! next save of that `Doc` also checks the version. Reload to see what
+//! landed. A retried insert that landed fails with [`Error::DuplicateKey`]
+//! on `_id_`.
+//!
 //! ## Validation
 //!
 //! `#[odm(min = 18)]`, `min_len`, `max_len`, `max`, `one_of(..)`,

@@ -30,7 +30,12 @@ impl<T: Document> Doc<T> {
     /// Saves the document: validators first (on failure nothing is sent),
     /// then an insert for a new document, else one `updateOne` with only
     /// what changed, judged on the matched count. On any error the `Doc`
-    /// keeps its changes and its version.
+    /// keeps its changes and its version. After an error that leaves the
+    /// outcome in doubt (a lost connection, a write concern error, the
+    /// future dropped while the update was sent), the next save that bumps
+    /// the version also checks it, so a change that landed (even an array
+    /// push, which otherwise does not check) is not applied twice: it fails
+    /// with [`Error::Version`](crate::Error::Version) instead.
     ///
     /// A new document whose `_id` serializes as missing or null (e.g.
     /// `#[serde(rename = "_id", skip_serializing_if = "Option::is_none")]

@@ -67,6 +67,13 @@ impl<T: Document> Model<T> {
     /// [`Error::Version`](crate::Error::Version) instead of overwriting the
     /// claim. The returned `Doc` carries the new version. With
     /// `#[odm(timestamps)]` the update also sets `updatedAt`.
+    ///
+    /// A claim that fails with a lost connection or a write concern error
+    /// may have landed: the document is then claimed, but the caller got an
+    /// error, and the same claim again gets `None` (the guard no longer
+    /// matches). Write the worker's id in the update and retry with a
+    /// filter that also matches the worker's own claim (`{$or: [{state:
+    /// "pending"}, {owner: <me>}]}`) to find it again.
     pub fn claim(&self, filter: BsonDocument, update: BsonDocument) -> Claim<'_, T> {
         Claim {
             model: self,
