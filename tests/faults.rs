@@ -14,7 +14,6 @@ mod common;
 use std::future::IntoFuture;
 use std::time::Duration;
 
-use common::faults::{assert_fired, assert_reported};
 use common::{Fault, Monitored};
 use mongodb::bson::{Bson, Document as BsonDocument};
 use odm::prelude::*;
@@ -88,12 +87,7 @@ async fn insert_under_each_fault() {
         // A new Doc's first save.
         let value = item();
         let mut doc = items.new_doc(value.clone());
-        m.monitor.clear();
-        let fp = m.fail(&["insert"], 1, fault).await;
-        let err = doc.save().await.unwrap_err();
-        fp.off().await;
-        assert_fired(&m.monitor, "insert", fault);
-        assert_reported(&err, fault);
+        m.failing("insert", fault, doc.save()).await;
         assert!(doc.is_new(), "{fault:?}: still new");
         assert_eq!((*doc).clone(), value, "{fault:?}: value untouched");
         assert_eq!(doc.version(), None);
@@ -117,12 +111,8 @@ async fn insert_under_each_fault() {
 
         // Model::create.
         let value = item();
-        m.monitor.clear();
-        let fp = m.fail(&["insert"], 1, fault).await;
-        let err = items.create(value.clone()).await.unwrap_err();
-        fp.off().await;
-        assert_fired(&m.monitor, "insert", fault);
-        assert_reported(&err, fault);
+        m.failing("insert", fault, items.create(value.clone()))
+            .await;
         let retried = items.create(value.clone()).await;
         if fault.applies() {
             assert!(
@@ -164,12 +154,7 @@ async fn versioned_save_under_each_fault() {
             )
         );
         let intended = at_version(&*doc, 1);
-        m.monitor.clear();
-        let fp = m.fail(&["update"], 1, fault).await;
-        let err = doc.save().await.unwrap_err();
-        fp.off().await;
-        assert_fired(&m.monitor, "update", fault);
-        assert_reported(&err, fault);
+        m.failing("update", fault, doc.save()).await;
         // The Doc did not take the write: same changes, same version.
         assert_eq!(doc.changes(), Some(pending.clone()), "{fault:?}");
         assert_eq!(doc.version(), Some(0));
@@ -222,12 +207,7 @@ async fn array_push_under_each_fault() {
             doc! { "$push": { "tags": { "$each": ["u"] } }, "$inc": { "__v": 1 } }
         );
         let intended = at_version(&*doc, 1);
-        m.monitor.clear();
-        let fp = m.fail(&["update"], 1, fault).await;
-        let err = doc.save().await.unwrap_err();
-        fp.off().await;
-        assert_fired(&m.monitor, "update", fault);
-        assert_reported(&err, fault);
+        m.failing("update", fault, doc.save()).await;
         assert_eq!(doc.version(), Some(0));
         // The same update is pending; once the outcome is in doubt, it is
         // sent with the loaded version.
@@ -350,20 +330,12 @@ async fn with_retryable_writes_the_driver_sends_once_more() {
     for fault in [Fault::Closed, Fault::Retryable] {
         let value = item();
         let mut doc = items.new_doc(value.clone());
-        m.monitor.clear();
-        let fp = m.fail(&["insert"], 1, fault).await;
-        doc.save().await.unwrap();
-        fp.off().await;
-        common::faults::assert_sent(&m.monitor, "insert", &[fault]);
+        m.with_fault("insert", fault, doc.save()).await.unwrap();
         assert_eq!(m.monitor.started("insert"), 2, "{fault:?}");
         assert_eq!(raw(&items, value.id).await, Some(at_version(&value, 0)));
 
         doc.tags.push("u".into());
-        m.monitor.clear();
-        let fp = m.fail(&["update"], 1, fault).await;
-        doc.save().await.unwrap();
-        fp.off().await;
-        common::faults::assert_sent(&m.monitor, "update", &[fault]);
+        m.with_fault("update", fault, doc.save()).await.unwrap();
         assert_eq!(m.monitor.started("update"), 2, "{fault:?}");
         assert_eq!(doc.version(), Some(1));
         let stored = raw(&items, value.id).await.unwrap();

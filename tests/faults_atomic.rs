@@ -8,11 +8,9 @@ mod common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use common::faults::{assert_fired, assert_reported, assert_sent};
+use common::faults::{assert_reported, assert_sent};
 use common::{Fault, Monitored};
 use mongodb::bson::Document as BsonDocument;
-use mongodb::options::IndexOptions;
-use mongodb::IndexModel;
 use odm::lock::Leases;
 use odm::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -22,6 +20,7 @@ use serde::{Deserialize, Serialize};
 struct User {
     #[serde(rename = "_id")]
     id: ObjectId,
+    #[odm(unique)]
     email: String,
     plan: String,
     visits: i64,
@@ -61,16 +60,7 @@ async fn upsert_under_each_fault() {
         return;
     };
     let users = User::model(m.db());
-    users
-        .collection()
-        .create_index(
-            IndexModel::builder()
-                .keys(doc! { "email": 1 })
-                .options(IndexOptions::builder().unique(true).build())
-                .build(),
-        )
-        .await
-        .unwrap();
+    users.sync_indexes().await.unwrap();
     for fault in Fault::ALL {
         let email = format!("{fault:?}@b.c");
         let upsert = |plan: &str, visits: i64| {
@@ -79,24 +69,14 @@ async fn upsert_under_each_fault() {
                 .set(doc! { "visits": visits })
                 .set_on_insert(doc! { "plan": plan })
         };
-        m.monitor.clear();
-        let fp = m.fail(&["findAndModify"], 1, fault).await;
-        let err = upsert("free", 1).await.unwrap_err();
-        fp.off().await;
-        assert_fired(&m.monitor, "findAndModify", fault);
-        assert_reported(&err, fault);
+        m.failing("findAndModify", fault, upsert("free", 1)).await;
         let stored = raw(&users, doc! { "email": &email }).await;
         assert_eq!(stored.len(), usize::from(fault.applies()), "{fault:?}");
         let first = upsert("free", 1).await.unwrap();
         assert_eq!((first.plan.as_str(), first.visits), ("free", 1));
         assert_eq!(first.version(), Some(0));
 
-        m.monitor.clear();
-        let fp = m.fail(&["findAndModify"], 1, fault).await;
-        let err = upsert("pro", 2).await.unwrap_err();
-        fp.off().await;
-        assert_fired(&m.monitor, "findAndModify", fault);
-        assert_reported(&err, fault);
+        m.failing("findAndModify", fault, upsert("pro", 2)).await;
         let visits = if fault.applies() { 2 } else { 1 };
         let stored = raw(&users, doc! { "email": &email }).await;
         assert_eq!(stored.len(), 1);
@@ -143,12 +123,8 @@ async fn claim_under_each_fault() {
             )
         };
         let pending = doc! { "_id": id, "state": "pending" };
-        m.monitor.clear();
-        let fp = m.fail(&["findAndModify"], 1, fault).await;
-        let err = claim(pending.clone()).await.unwrap_err();
-        fp.off().await;
-        assert_fired(&m.monitor, "findAndModify", fault);
-        assert_reported(&err, fault);
+        m.failing("findAndModify", fault, claim(pending.clone()))
+            .await;
         let claimed = doc! { "_id": id, "state": "running", "owner": 7_i64, "__v": 1 };
         let unclaimed = doc! { "_id": id, "state": "pending", "owner": null, "__v": 0 };
         let stored = raw(&tasks, doc! { "_id": id }).await;
@@ -185,11 +161,13 @@ async fn lease_acquire_under_each_fault() {
     let ttl = Duration::from_secs(30);
     for fault in Fault::ALL {
         let key = format!("{fault:?}");
-        m.monitor.clear();
-        let fp = m.fail(&["findAndModify"], 1, fault).await;
-        let acquired = leases.try_acquire(key.as_str(), ttl).await;
-        fp.off().await;
-        assert_fired(&m.monitor, "findAndModify", fault);
+        let acquired = m
+            .with_fault(
+                "findAndModify",
+                fault,
+                leases.try_acquire(key.as_str(), ttl),
+            )
+            .await;
         let stored = leases
             .collection()
             .find_one(doc! { "_id": &key })
@@ -236,14 +214,9 @@ async fn lease_acquire_under_each_fault() {
         next.release().await.unwrap();
     }
     // The waiting acquire goes through the same attempt.
-    m.monitor.clear();
-    let fp = m.fail(&["findAndModify"], 1, Fault::WriteConcern).await;
-    let lease = leases
-        .acquire_timeout("waiting", ttl, Duration::from_secs(2))
-        .await
-        .unwrap();
-    fp.off().await;
-    assert_sent(&m.monitor, "findAndModify", &[Fault::WriteConcern]);
+    let acquire = leases.acquire_timeout("waiting", ttl, Duration::from_secs(2));
+    let lease = m.with_fault("findAndModify", Fault::WriteConcern, acquire);
+    let lease = lease.await.unwrap();
     assert_eq!(lease.token(), 1);
     lease.release().await.unwrap();
     m.finish().await;
@@ -296,11 +269,9 @@ async fn transaction_commit_under_each_fault() {
         let mut a = accounts.create(open(&ka, 100)).await.unwrap();
         let mut b = accounts.create(open(&kb, 0)).await.unwrap();
         let runs = AtomicUsize::new(0);
-        m.monitor.clear();
-        let fp = m.fail(&["commitTransaction"], 1, fault).await;
         let mut session = m.client().start_session().await.unwrap();
-        let result = transfer(m.client(), &mut session, &mut a, &mut b, &runs).await;
-        fp.off().await;
+        let moved = transfer(m.client(), &mut session, &mut a, &mut b, &runs);
+        let result = m.with_fault("commitTransaction", fault, moved).await;
         assert_eq!(
             runs.load(Ordering::SeqCst),
             1,

@@ -209,12 +209,6 @@ pub fn assert_reported(err: &odm::Error, fault: Fault) {
     assert!(expected, "{fault:?}: unexpected error {e:?}");
 }
 
-/// Asserts that the fault fired: exactly one `name` command was sent since
-/// the monitor was cleared, and it ended as `fault` makes it end.
-pub fn assert_fired(monitor: &super::Monitor, name: &str, fault: Fault) {
-    assert_sent(monitor, name, &[fault]);
-}
-
 /// Asserts that the `name` commands sent since the monitor was cleared
 /// ended, in order, as `faults` make them end; a command past the faults
 /// succeeded without a write concern error.
@@ -232,5 +226,40 @@ pub fn assert_sent(monitor: &super::Monitor, name: &str, faults: &[Fault]) {
             None => !s.failed() && !s.write_concern_error(),
         };
         assert!(ended_as, "{name} #{i} under {faults:?}: {:?}", s.outcome);
+    }
+}
+
+impl Monitored {
+    /// Runs `op` while this client's next `command` fails with `fault`,
+    /// then asserts that the fault fired on that command. The monitor is
+    /// cleared first, so it then holds what `op` sent.
+    pub async fn with_fault<F: std::future::IntoFuture>(
+        &self,
+        command: &str,
+        fault: Fault,
+        op: F,
+    ) -> F::Output {
+        self.monitor.clear();
+        let fail_point = self.fail(&[command], 1, fault).await;
+        let out = op.await;
+        fail_point.off().await;
+        assert_sent(&self.monitor, command, &[fault]);
+        out
+    }
+
+    /// As [`with_fault`](Monitored::with_fault), for an `op` that must fail
+    /// with the error `fault` makes the driver report: returns it.
+    pub async fn failing<T: std::fmt::Debug, F>(
+        &self,
+        command: &str,
+        fault: Fault,
+        op: F,
+    ) -> odm::Error
+    where
+        F: std::future::IntoFuture<Output = odm::Result<T>>,
+    {
+        let err = self.with_fault(command, fault, op).await.unwrap_err();
+        assert_reported(&err, fault);
+        err
     }
 }
