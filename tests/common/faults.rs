@@ -120,8 +120,9 @@ impl Monitored {
     }
 
     /// As [`with_fail_points`](Monitored::with_fail_points), with `tune`
-    /// applied to the client's options. The client checks the server every
-    /// 500 ms (the least allowed), so one marked unknown by a fault (91
+    /// applied to the client's options. The client does not retry writes
+    /// (unless `tune` says so), and checks the server every 500 ms (the
+    /// least allowed), so one marked unknown by a fault (91
     /// ShutdownInProgress does that) is back quickly.
     pub async fn with_fail_points_and(
         label: &str,
@@ -129,6 +130,9 @@ impl Monitored {
     ) -> Option<Monitored> {
         let m = Monitored::with(label, |options| {
             options.heartbeat_freq = Some(std::time::Duration::from_millis(500));
+            // As the test URI says; a fault test that wants the driver's
+            // own resend turns it on.
+            options.retry_writes = Some(false);
             tune(options);
         })
         .await;
@@ -141,7 +145,12 @@ impl Monitored {
                 "data": { "failCommands": ["odmNoSuchCommand"], "appName": &m.app, "errorCode": 2 },
             };
             let answer = m.client().database("admin").run_command(probe).await;
-            let _ = SUPPORTED.set(answer.map(|_| ()).map_err(|e| e.to_string()));
+            let _ = SUPPORTED.set(answer.map(|_| ()).map_err(|e| match &*e.kind {
+                mongodb::error::ErrorKind::Command(c) => {
+                    format!("error {} ({}): {}", c.code, c.code_name, c.message)
+                }
+                _ => e.to_string(),
+            }));
         }
         match SUPPORTED.get().unwrap() {
             Ok(()) => Some(m),
