@@ -108,7 +108,7 @@ fn deserialize_error<T: Document>(raw: &RawDocument, collection: &str, fast: Str
     let (mut path, message) = match BsonDocument::try_from(raw) {
         Ok(doc) => {
             let de = mongodb::bson::Deserializer::new(Bson::Document(doc));
-            match serde_path_to_error::deserialize::<_, T>(de) {
+            match serde_path_to_error::deserialize::<_, Strict<T>>(de) {
                 Ok(_) => (String::new(), fast),
                 Err(e) => (dotted(&e.path().to_string()), e.inner().to_string()),
             }

@@ -143,25 +143,34 @@ impl<T: Document> Doc<T> {
     }
 
     /// The `(filter, update)` the next save would send as an `updateOne`;
-    /// `None` when it would write nothing (also for a new document, whose
-    /// save is an insert).
-    ///
-    /// # Panics
-    /// When the value cannot be serialized to BSON, or holds a top-level key
-    /// that is not a field path (from a `#[serde(flatten)]` map): the save
-    /// would return that as [`Error::Serialize`].
+    /// `None` when it would send nothing: nothing changed, the document is
+    /// new (its save is an insert), or the value cannot be saved (it does
+    /// not serialize to BSON, e.g. a `u64` above `i64::MAX` or a map with
+    /// non-string keys, or it holds a top-level key that is not a field
+    /// path): then the save fails with [`Error::Serialize`] and sends
+    /// nothing. [`try_changes`](Doc::try_changes) tells that case apart.
     pub fn changes(&self) -> Option<(BsonDocument, BsonDocument)> {
-        let id = self.tracked.id()?;
-        let plan = self.plan().expect("the document serializes to BSON");
+        self.try_changes().ok().flatten()
+    }
+
+    /// [`changes`](Doc::changes), with the error the save would return
+    /// when the value cannot be saved.
+    pub fn try_changes(&self) -> Result<Option<(BsonDocument, BsonDocument)>> {
+        let Some(id) = self.tracked.id() else {
+            return Ok(None);
+        };
+        let plan = self.plan()?;
         if plan.changes.is_empty() && !plan.effect.bump {
-            return None;
+            return Ok(None);
         }
-        Some(self.request(id, &plan))
+        Ok(Some(self.request(id, &plan)))
     }
 
     /// The dotted BSON paths changed since the document was loaded or last
     /// saved: the keys the next update writes (`tags` for a push to or pull
-    /// from `tags`, `comments.1.text` for an in-place change).
+    /// from `tags`, `comments.1.text` for an in-place change). Like
+    /// [`changes`](Doc::changes), empty when the value cannot be saved
+    /// (the save then fails with [`Error::Serialize`] and writes nothing).
     pub fn modified_paths(&self) -> Vec<String> {
         match self.plan() {
             Ok(plan) => versioning::modified_paths(&plan.changes),

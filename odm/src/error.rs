@@ -4,6 +4,12 @@ use std::fmt;
 
 use mongodb::bson::{Bson, Document as BsonDocument};
 
+mod driver;
+mod duplicate;
+
+pub(crate) use driver::from_driver;
+pub(crate) use duplicate::complete_insert;
+
 /// `Result<T, odm::Error>`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -61,17 +67,76 @@ impl fmt::Display for Error {
             Error::LeaseLost(e) => e.fmt(f),
             Error::LeaseTimeout(e) => e.fmt(f),
             Error::Fenced(e) => e.fmt(f),
-            Error::Driver(e) => e.fmt(f),
+            Error::Driver(e) => driver::describe(e, f),
         }
     }
 }
 
+/// Each variant is its payload: the same text, and the payload's source,
+/// which is the driver's error where there is one (a duplicate key, an
+/// index the server refused) and the serializer's for [`Error::Serialize`].
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
+            Error::Version(e) => e.source(),
+            Error::NotFound(e) => e.source(),
+            Error::Validation(e) => e.source(),
+            Error::DuplicateKey(e) => e.source(),
+            Error::Index(e) => e.source(),
+            Error::Deserialize(e) => e.source(),
             Error::Serialize(e) => Some(&**e),
+            Error::LeaseLost(e) => e.source(),
+            Error::LeaseTimeout(e) => e.source(),
+            Error::Fenced(e) => e.source(),
             Error::Driver(e) => Some(e),
+        }
+    }
+}
+
+impl Error {
+    /// The driver's error behind this one, if any.
+    pub(crate) fn driver(&self) -> Option<&mongodb::error::Error> {
+        match self {
+            Error::Driver(e) => Some(e),
+            Error::DuplicateKey(e) => e.cause.get(),
+            Error::Index(e) => e.cause.get(),
             _ => None,
+        }
+    }
+}
+
+/// The driver's error behind an odm error, kept for
+/// [`source`](std::error::Error::source); it takes no part in `==`.
+#[derive(Clone, Default)]
+pub(crate) struct Cause(Option<Box<mongodb::error::Error>>);
+
+impl Cause {
+    pub(crate) fn new(e: mongodb::error::Error) -> Cause {
+        Cause(Some(Box::new(e)))
+    }
+
+    pub(crate) fn get(&self) -> Option<&mongodb::error::Error> {
+        self.0.as_deref()
+    }
+
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl PartialEq for Cause {
+    fn eq(&self, _: &Cause) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Some(e) => write!(f, "Cause({})", driver::Described(e)),
+            None => f.write_str("None"),
         }
     }
 }
@@ -122,6 +187,8 @@ impl fmt::Display for VersionError {
     }
 }
 
+impl std::error::Error for VersionError {}
+
 /// A write, reload or delete found no document matching its filter.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -141,6 +208,8 @@ impl fmt::Display for NotFoundError {
         )
     }
 }
+
+impl std::error::Error for NotFoundError {}
 
 /// One failed validation: where, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -248,6 +317,8 @@ pub struct DuplicateKeyError {
     pub key_value: Option<Box<BsonDocument>>,
     /// The server's message.
     pub message: String,
+    /// The driver's error: the [`source`](std::error::Error::source).
+    pub(crate) cause: Cause,
 }
 
 impl fmt::Display for DuplicateKeyError {
@@ -260,6 +331,12 @@ impl fmt::Display for DuplicateKeyError {
             write!(f, ": {key}")?;
         }
         Ok(())
+    }
+}
+
+impl std::error::Error for DuplicateKeyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause.source()
     }
 }
 
@@ -281,14 +358,18 @@ impl fmt::Display for DeserializeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "cannot load document \"{}\" from collection \"{}\": field \"{}\": {}",
+            "cannot load document \"{}\" from collection \"{}\"",
             id_text(&self.id),
             self.collection,
-            self.path,
-            self.message
-        )
+        )?;
+        if !self.path.is_empty() {
+            write!(f, ": field \"{}\"", self.path)?;
+        }
+        write!(f, ": {}", self.message)
     }
 }
+
+impl std::error::Error for DeserializeError {}
 
 /// A lease is no longer held by the caller.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -310,6 +391,8 @@ impl fmt::Display for LeaseLostError {
     }
 }
 
+impl std::error::Error for LeaseLostError {}
+
 /// A lease stayed held by others for the whole wait.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -329,6 +412,8 @@ impl fmt::Display for LeaseTimeoutError {
         )
     }
 }
+
+impl std::error::Error for LeaseTimeoutError {}
 
 /// A fenced write refused because a larger token already wrote the document.
 #[derive(Debug, Clone, PartialEq)]
@@ -358,125 +443,7 @@ impl fmt::Display for FencedError {
     }
 }
 
-/// Turns a driver error into the typed error a user matches on.
-pub(crate) fn from_driver(e: mongodb::error::Error, collection: &str) -> Error {
-    use mongodb::error::{ErrorKind, WriteFailure};
-    let duplicate = match &*e.kind {
-        ErrorKind::Write(WriteFailure::WriteError(w)) if w.code == 11000 => Some(w.message.clone()),
-        ErrorKind::Command(c) if c.code == 11000 => Some(c.message.clone()),
-        ErrorKind::InsertMany(m) => m
-            .write_errors
-            .as_ref()
-            .and_then(|ws| ws.iter().find(|w| w.code == 11000))
-            .map(|w| w.message.clone()),
-        _ => None,
-    };
-    match duplicate {
-        Some(message) => {
-            let mut d = parse_duplicate(collection, message);
-            let details = crate::index::server_details(&e);
-            if d.key.is_none() {
-                d.key = details.key_value.as_ref().map(ToString::to_string);
-            }
-            d.key_pattern = details.key_pattern.map(Box::new);
-            d.key_value = details.key_value.map(Box::new);
-            Error::DuplicateKey(Box::new(d))
-        }
-        None => Error::Driver(e),
-    }
-}
-
-/// Reads `index: NAME dup key: { ... }` out of the server's E11000 message.
-fn parse_duplicate(collection: &str, message: String) -> DuplicateKeyError {
-    let index = crate::index::index_from_message(&message);
-    let key = message
-        .find("dup key: ")
-        .map(|at| message[at + "dup key: ".len()..].trim().to_string());
-    DuplicateKeyError {
-        collection: collection.to_string(),
-        index,
-        key: key.filter(|s| !s.is_empty()),
-        key_pattern: None,
-        key_value: None,
-        message,
-    }
-}
-
-impl From<mongodb::error::Error> for Error {
-    fn from(e: mongodb::error::Error) -> Self {
-        Error::Driver(e)
-    }
-}
+impl std::error::Error for FencedError {}
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use mongodb::bson::oid::ObjectId;
-
-    #[test]
-    fn version_error_displays_like_mongoose() {
-        let id = ObjectId::parse_str("64b7f0c2a1b2c3d4e5f60718").unwrap();
-        let e = VersionError {
-            id: Bson::ObjectId(id),
-            version: 3,
-            modified_paths: vec!["tags".into(), "comments.1.text".into()],
-        };
-        assert_eq!(
-            e.to_string(),
-            "No matching document found for id \"64b7f0c2a1b2c3d4e5f60718\" version 3 modifiedPaths \"tags, comments.1.text\""
-        );
-        let e = VersionError {
-            id: Bson::String("u1".into()),
-            version: 0,
-            modified_paths: vec![],
-        };
-        assert_eq!(
-            e.to_string(),
-            "No matching document found for id \"u1\" version 0 modifiedPaths \"\""
-        );
-    }
-
-    #[test]
-    fn lock_errors_say_what_happened() {
-        let lost = LeaseLostError {
-            key: "email:a@b.c".into(),
-            token: 4,
-        };
-        assert_eq!(
-            lost.to_string(),
-            "lease \"email:a@b.c\" (token 4) is no longer held: it expired by the database's clock and may have been taken by another holder"
-        );
-        let timeout = LeaseTimeoutError {
-            key: "k".into(),
-            waited: std::time::Duration::from_millis(1500),
-        };
-        assert_eq!(
-            timeout.to_string(),
-            "lease \"k\" is still held by another holder after waiting 1.5s"
-        );
-        let fenced = FencedError {
-            collection: "reports".into(),
-            filter: mongodb::bson::doc! { "_id": 42 },
-            token: 3,
-            stored: Some(5),
-        };
-        assert_eq!(
-            fenced.to_string(),
-            "fenced write with token 3 refused on collection \"reports\" for \"{ \"_id\": 42 }\": the document holds the newer token 5"
-        );
-    }
-
-    #[test]
-    fn duplicate_message_is_parsed() {
-        let d = parse_duplicate(
-            "users",
-            "E11000 duplicate key error collection: app.users index: email_1 dup key: { email: \"a@b.c\" }".into(),
-        );
-        assert_eq!(d.index.as_deref(), Some("email_1"));
-        assert_eq!(d.key.as_deref(), Some("{ email: \"a@b.c\" }"));
-        assert_eq!(
-            d.to_string(),
-            "duplicate key in collection \"users\" on index \"email_1\": { email: \"a@b.c\" }"
-        );
-    }
-}
+mod tests;

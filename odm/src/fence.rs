@@ -15,7 +15,7 @@ use mongodb::bson::{doc, Bson, Document};
 use mongodb::{ClientSession, Collection};
 
 use crate::atomic::ops;
-use crate::error::{Error, FencedError, Result};
+use crate::error::{from_driver, Error, FencedError, Result};
 
 /// The stored field holding the largest token that wrote the document.
 pub(crate) const FENCE: &str = "__fence";
@@ -63,7 +63,7 @@ pub(crate) async fn refusal(
         Some(s) => action.session(s).await,
         None => action.await,
     }
-    .map_err(Error::Driver)?;
+    .map_err(|e| from_driver(e, collection.name()))?;
     Ok(found.map(|stored| {
         Error::Fenced(Box::new(FencedError {
             collection: collection.name().to_string(),

@@ -10,7 +10,7 @@ use mongodb::{ClientSession, Collection, Database};
 use crate::codec;
 use crate::doc::Doc;
 use crate::document::Document;
-use crate::error::{Error, Result};
+use crate::error::{from_driver, Result};
 
 /// The handle to the collection of model `T`. Cheap to clone; `Send + Sync`.
 pub struct Model<T> {
@@ -90,6 +90,6 @@ impl<T: Document> Model<T> {
             Some(s) => action.session(s).await,
             None => action.await,
         };
-        found.map_err(Error::Driver)
+        found.map_err(|e| from_driver(e, self.name()))
     }
 }

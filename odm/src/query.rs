@@ -136,7 +136,7 @@ impl<'a, T: Document> IntoFuture for FindOne<'a, T> {
                 Some(s) => action.session(s).await,
                 None => action.await,
             };
-            match found.map_err(Error::Driver)? {
+            match found.map_err(|e| from_driver(e, self.model.name()))? {
                 Some(raw) => Ok(Some(self.model.track(raw)?)),
                 None => Ok(None),
             }

@@ -128,7 +128,7 @@ async fn insert<T: Document>(
     };
     result.map_err(|e| {
         let e = from_driver(e, doc.model().name());
-        crate::index::complete_insert(e, T::__odm_meta(), &stored)
+        crate::error::complete_insert(e, T::__odm_meta(), &stored)
     })?;
     let id = codec::read_id(&plan.current)?;
     doc.commit(id, plan, true);
@@ -200,5 +200,7 @@ async fn exists<T: Document>(
         Some(s) => action.session(s).await,
         None => action.await,
     };
-    Ok(found.map_err(Error::Driver)?.is_some())
+    Ok(found
+        .map_err(|e| from_driver(e, doc.model().name()))?
+        .is_some())
 }

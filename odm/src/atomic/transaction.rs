@@ -194,14 +194,15 @@ where
             if e.contains_label(TRANSIENT_TRANSACTION_ERROR) && in_time {
                 continue 'attempt;
             }
-            return Err(Error::Driver(e));
+            return Err(Error::from(e));
         }
     }
 }
 
 /// A transient transaction error: the whole transaction may be run again.
 fn is_transient(e: &Error) -> bool {
-    matches!(e, Error::Driver(d) if d.contains_label(TRANSIENT_TRANSACTION_ERROR))
+    e.driver()
+        .is_some_and(|d| d.contains_label(TRANSIENT_TRANSACTION_ERROR))
 }
 
 /// The server's MaxTimeMSExpired (code 50): retrying the commit cannot help.

@@ -75,14 +75,12 @@
 //! names through `#[serde(rename)]` / `rename_all`. Default index names
 //! follow MongoDB: `email_1`, `a_1_b_-1`.
 
-mod duplicate;
 mod sync;
 
 use std::fmt;
 
 use mongodb::bson::{doc, Bson, Document as BsonDocument};
 
-pub(crate) use duplicate::{complete_insert, index_from_message, server_details};
 pub use sync::SyncReport;
 
 /// One declared index, as the derive records it.
@@ -235,6 +233,9 @@ pub struct IndexError {
     pub declared: BsonDocument,
     /// What went wrong.
     pub kind: IndexErrorKind,
+    /// The driver's error, when the server refused: the
+    /// [`source`](std::error::Error::source).
+    pub(crate) cause: crate::error::Cause,
 }
 
 /// Why a declared index could not be synced.
@@ -286,4 +287,10 @@ impl fmt::Display for IndexError {
     }
 }
 
-impl std::error::Error for IndexError {}
+impl std::error::Error for IndexError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause
+            .get()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}

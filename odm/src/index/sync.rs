@@ -7,7 +7,7 @@ use mongodb::error::ErrorKind;
 
 use super::{IndexError, IndexErrorKind, IndexSpec};
 use crate::document::Document;
-use crate::error::{Error, Result};
+use crate::error::{from_driver, Cause, Error, Result};
 use crate::model::Model;
 
 /// The server's code for `listIndexes` on a collection that does not exist.
@@ -101,9 +101,12 @@ impl<T: Document> Model<T> {
         let cursor = match listed {
             Ok(cursor) => cursor,
             Err(e) if command_code(&e) == Some(NAMESPACE_NOT_FOUND) => return Ok(Vec::new()),
-            Err(e) => return Err(Error::Driver(e)),
+            Err(e) => return Err(from_driver(e, self.name())),
         };
-        cursor.try_collect().await.map_err(Error::Driver)
+        cursor
+            .try_collect()
+            .await
+            .map_err(|e| from_driver(e, self.name()))
     }
 
     async fn create_index_document(&self, spec: &IndexSpec) -> Result<()> {
@@ -122,8 +125,9 @@ impl<T: Document> Model<T> {
                         code: c.code,
                         message: c.message.clone(),
                     },
+                    cause: Cause::new(e),
                 }))),
-                _ => Err(Error::Driver(e)),
+                _ => Err(from_driver(e, self.name())),
             },
         }
     }
@@ -137,6 +141,7 @@ impl<T: Document> Model<T> {
                 existing: found.clone(),
                 differences,
             },
+            cause: Cause::default(),
         }))
     }
 }

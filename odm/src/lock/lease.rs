@@ -12,7 +12,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use super::ops;
-use crate::error::{Error, LeaseLostError, Result};
+use crate::error::{from_driver, Error, LeaseLostError, Result};
 
 /// One grant of a lease, from [`Leases`](crate::lock::Leases).
 ///
@@ -101,7 +101,7 @@ impl Lease {
             .collection
             .update_one(ops::held(&self.key, self.owner), ops::release())
             .await
-            .map_err(Error::Driver)?;
+            .map_err(|e| from_driver(e, self.collection.name()))?;
         if done.matched_count == 0 {
             self.lost.send_replace(true);
             return Err(self.lost_error());
@@ -200,7 +200,7 @@ async fn renew(
     let done = collection
         .update_one(ops::held(key, owner), ops::renew(ttl))
         .await
-        .map_err(Error::Driver)?;
+        .map_err(|e| from_driver(e, collection.name()))?;
     if done.matched_count == 0 {
         return Err(lost_error(key, token));
     }
