@@ -364,6 +364,7 @@ mod query;
 mod rawde;
 mod rawser;
 mod save;
+mod stream;
 mod strict;
 pub mod validate;
 mod version_key;
@@ -389,6 +390,7 @@ pub use meta::{Concurrency, Meta, Timestamps, Versioning};
 pub use model::Model;
 pub use query::{Count, Create, Find, FindOne};
 pub use save::{BoxFuture, Save};
+pub use stream::FindStream;
 pub use validate::Validate;
 
 /// `#[derive(Document)]`; see the [crate documentation](crate).
