@@ -318,10 +318,9 @@ impl<T: Document> Doc<T> {
             return Err(self.not_found(doc! {}));
         };
         let filter = doc! { "_id": id.clone() };
-        let result = self
-            .model
-            .collection()
-            .delete_one(filter.clone())
+        let log = crate::command_log::Command::new(self.model.name(), "delete").filter(&filter);
+        let result = log
+            .send(self.model.collection().delete_one(filter.clone()))
             .await
             .map_err(|e| crate::error::from_driver(e, self.model.name()))?;
         if result.deleted_count == 0 {

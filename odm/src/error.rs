@@ -7,7 +7,7 @@ use mongodb::bson::{Bson, Document as BsonDocument};
 mod driver;
 mod duplicate;
 
-pub(crate) use driver::from_driver;
+pub(crate) use driver::{from_driver, Described};
 pub(crate) use duplicate::complete_insert;
 
 /// `Result<T, odm::Error>`.

@@ -349,6 +349,7 @@
 
 mod atomic;
 mod codec;
+mod command_log;
 mod diff;
 mod doc;
 mod document;

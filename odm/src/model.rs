@@ -8,6 +8,7 @@ use mongodb::bson::Document as BsonDocument;
 use mongodb::{ClientSession, Collection, Database};
 
 use crate::codec;
+use crate::command_log::Command;
 use crate::doc::Doc;
 use crate::document::Document;
 use crate::error::{from_driver, Result};
@@ -85,11 +86,14 @@ impl<T: Document> Model<T> {
         filter: BsonDocument,
         session: Option<&mut ClientSession>,
     ) -> Result<Option<RawDocumentBuf>> {
+        let log = Command::new(self.name(), "find").filter(&filter);
         let action = self.raw.find_one(filter);
-        let found = match session {
-            Some(s) => action.session(s).await,
-            None => action.await,
-        };
-        found.map_err(|e| from_driver(e, self.name()))
+        let found = log.send(async {
+            match session {
+                Some(s) => action.session(s).await,
+                None => action.await,
+            }
+        });
+        found.await.map_err(|e| from_driver(e, self.name()))
     }
 }

@@ -8,6 +8,7 @@ use mongodb::bson::{doc, Bson, Document as BsonDocument};
 use mongodb::options::{FindOneOptions, FindOptions};
 use mongodb::ClientSession;
 
+use crate::command_log::Command;
 use crate::doc::Doc;
 use crate::document::Document;
 use crate::error::{from_driver, Result};
@@ -126,16 +127,19 @@ impl<'a, T: Document> IntoFuture for FindOne<'a, T> {
         Box::pin(async move {
             let mut options = FindOneOptions::default();
             options.sort = self.sort;
+            let log = Command::new(self.model.name(), "find").filter(&self.filter);
             let action = self
                 .model
                 .raw_collection()
                 .find_one(self.filter)
                 .with_options(options);
-            let found = match self.session {
-                Some(s) => action.session(s).await,
-                None => action.await,
-            };
-            match found.map_err(|e| from_driver(e, self.model.name()))? {
+            let found = log.send(async {
+                match self.session {
+                    Some(s) => action.session(s).await,
+                    None => action.await,
+                }
+            });
+            match found.await.map_err(|e| from_driver(e, self.model.name()))? {
                 Some(raw) => Ok(Some(self.model.track(raw)?)),
                 None => Ok(None),
             }
@@ -212,14 +216,18 @@ impl<'a, T: Document> Find<'a, T> {
                 options,
                 session,
             } = self;
+            let log = Command::new(model.name(), "find").filter(&filter);
             let action = model.raw_collection().find(filter).with_options(options);
             let source = match session {
                 Some(s) => {
-                    let cursor = action.session(&mut *s).await;
+                    let cursor = log.send(async { action.session(&mut *s).await }).await;
                     let cursor = cursor.map_err(|e| from_driver(e, model.name()))?;
                     Source::Session(cursor, s)
                 }
-                None => Source::Plain(action.await.map_err(|e| from_driver(e, model.name()))?),
+                None => {
+                    let cursor = log.send(action).await;
+                    Source::Plain(cursor.map_err(|e| from_driver(e, model.name()))?)
+                }
             };
             Ok(FindStream::new(model, source))
         })
@@ -264,12 +272,15 @@ impl<'a, T: Document> IntoFuture for Count<'a, T> {
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(async move {
+            let log = Command::new(self.model.name(), "count").filter(&self.filter);
             let action = self.model.collection().count_documents(self.filter);
-            let counted = match self.session {
-                Some(s) => action.session(s).await,
-                None => action.await,
-            };
-            counted.map_err(|e| from_driver(e, self.model.name()))
+            let counted = log.send(async {
+                match self.session {
+                    Some(s) => action.session(s).await,
+                    None => action.await,
+                }
+            });
+            counted.await.map_err(|e| from_driver(e, self.model.name()))
         })
     }
 }

@@ -8,6 +8,7 @@ use mongodb::bson::doc;
 use mongodb::ClientSession;
 
 use crate::codec;
+use crate::command_log::Command;
 use crate::doc::{Doc, Plan};
 use crate::document::Document;
 use crate::error::{from_driver, Error, Result};
@@ -121,12 +122,15 @@ async fn insert<T: Document>(
     if let Some(token) = fence {
         stored.append(crate::fence::FENCE, token);
     }
+    let log = Command::new(doc.model().name(), "insert").update(stored.as_ref());
     let action = doc.model().raw_collection().insert_one(&stored);
-    let result = match session {
-        Some(s) => action.session(s).await,
-        None => action.await,
-    };
-    result.map_err(|e| {
+    let result = log.send(async {
+        match session {
+            Some(s) => action.session(s).await,
+            None => action.await,
+        }
+    });
+    result.await.map_err(|e| {
         let e = from_driver(e, doc.model().name());
         crate::error::complete_insert(e, T::__odm_meta(), &stored)
     })?;
@@ -153,12 +157,18 @@ async fn update<T: Document>(
         // optimistic_concurrency) still exists, as Mongoose does.
         u64::from(exists(doc, filter.clone(), session).await?)
     } else {
+        let log = Command::new(doc.model().name(), "update")
+            .filter(&filter)
+            .update(&update);
         let action = doc.model().collection().update_one(filter.clone(), update);
-        let result = match session.as_deref_mut() {
-            Some(s) => action.session(s).await,
-            None => action.await,
-        };
+        let result = log.send(async {
+            match session.as_deref_mut() {
+                Some(s) => action.session(s).await,
+                None => action.await,
+            }
+        });
         let matched = result
+            .await
             .map_err(|e| from_driver(e, doc.model().name()))?
             .matched_count;
         if let (0, Some(token)) = (matched, fence) {
@@ -191,16 +201,20 @@ async fn exists<T: Document>(
     filter: mongodb::bson::Document,
     session: Option<&mut ClientSession>,
 ) -> Result<bool> {
+    let log = Command::new(doc.model().name(), "find").filter(&filter);
     let action = doc
         .model()
         .raw_collection()
         .find_one(filter)
         .projection(doc! { "_id": 1 });
-    let found = match session {
-        Some(s) => action.session(s).await,
-        None => action.await,
-    };
+    let found = log.send(async {
+        match session {
+            Some(s) => action.session(s).await,
+            None => action.await,
+        }
+    });
     Ok(found
+        .await
         .map_err(|e| from_driver(e, doc.model().name()))?
         .is_some())
 }

@@ -8,6 +8,7 @@ use mongodb::options::ReturnDocument;
 use mongodb::ClientSession;
 
 use super::{ops, timestamps};
+use crate::command_log::Command;
 use crate::doc::Doc;
 use crate::document::Document;
 use crate::error::{from_driver, Result};
@@ -140,16 +141,24 @@ impl<'a, T: Document> IntoFuture for Claim<'a, T> {
                 }
                 None => filter.clone(),
             };
+            let log = Command::new(model.name(), "findAndModify")
+                .filter(&sent)
+                .update(&update);
             let action = model
                 .raw_collection()
                 .find_one_and_update(sent, update)
                 .return_document(ReturnDocument::After)
                 .optional(sort, |a, sort| a.sort(sort));
-            let result = match session.as_deref_mut() {
-                Some(s) => action.session(s).await,
-                None => action.await,
-            };
-            match (result.map_err(|e| from_driver(e, model.name()))?, fence) {
+            let result = log.send(async {
+                match session.as_deref_mut() {
+                    Some(s) => action.session(s).await,
+                    None => action.await,
+                }
+            });
+            match (
+                result.await.map_err(|e| from_driver(e, model.name()))?,
+                fence,
+            ) {
                 (Some(raw), _) => Ok(Some(model.track(raw)?)),
                 (None, None) => Ok(None),
                 (None, Some(token)) => {

@@ -8,6 +8,7 @@ use mongodb::options::ReturnDocument;
 use mongodb::ClientSession;
 
 use super::{ops, timestamps};
+use crate::command_log::Command;
 use crate::doc::Doc;
 use crate::document::Document;
 use crate::error::{from_driver, Error, NotFoundError, Result};
@@ -188,16 +189,21 @@ async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
     let mut duplicate_retried = false;
     let mut empty_answers = 0;
     loop {
+        let log = Command::new(model.name(), "findAndModify")
+            .filter(&sent)
+            .update(&update);
         let action = model
             .raw_collection()
             .find_one_and_update(sent.clone(), update.clone())
             .upsert(true)
             .return_document(ReturnDocument::After);
-        let result = match session.as_deref_mut() {
-            Some(s) => action.session(s).await,
-            None => action.await,
-        };
-        match result {
+        let result = log.send(async {
+            match session.as_deref_mut() {
+                Some(s) => action.session(s).await,
+                None => action.await,
+            }
+        });
+        match result.await {
             Ok(Some(raw)) => return model.track(raw),
             Ok(None) if empty_answers < EMPTY_ANSWER_RETRIES => empty_answers += 1,
             Ok(None) => {

@@ -6,6 +6,7 @@ use mongodb::bson::{doc, Bson, Document as BsonDocument};
 use mongodb::error::ErrorKind;
 
 use super::{IndexError, IndexErrorKind, IndexSpec};
+use crate::command_log::Command;
 use crate::document::Document;
 use crate::error::{from_driver, Cause, Error, Result};
 use crate::model::Model;
@@ -94,10 +95,9 @@ impl<T: Document> Model<T> {
 
     /// `listIndexes`, as documents; empty when the collection does not exist.
     async fn list_index_documents(&self) -> Result<Vec<BsonDocument>> {
-        let listed = self
-            .database()
-            .run_cursor_command(doc! { "listIndexes": self.name() })
-            .await;
+        let database = self.database();
+        let command = database.run_cursor_command(doc! { "listIndexes": self.name() });
+        let listed = Command::new(self.name(), "listIndexes").send(command).await;
         let cursor = match listed {
             Ok(cursor) => cursor,
             Err(e) if command_code(&e) == Some(NAMESPACE_NOT_FOUND) => return Ok(Vec::new()),
@@ -114,7 +114,9 @@ impl<T: Document> Model<T> {
             "createIndexes": self.name(),
             "indexes": [spec.to_document()],
         };
-        match self.database().run_command(command).await {
+        let log = Command::new(self.name(), "createIndexes").update(&command);
+        let database = self.database();
+        match log.send(database.run_command(command)).await {
             Ok(_) => Ok(()),
             Err(e) => match &*e.kind {
                 ErrorKind::Command(c) => Err(Error::Index(Box::new(IndexError {
