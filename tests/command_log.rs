@@ -294,3 +294,148 @@ async fn no_credential_is_ever_logged() {
         .unwrap();
     t.finish().await;
 }
+
+/// A client whose command monitor records the name of every command sent
+/// to `db` (the connection's own handshake, authentication and cursor
+/// batches aside).
+async fn monitored(db: &str) -> (mongodb::Client, Arc<Mutex<Vec<String>>>) {
+    use mongodb::event::command::CommandEvent;
+    use mongodb::event::EventHandler;
+    let mut options = mongodb::options::ClientOptions::parse(odm::testing::uri())
+        .await
+        .unwrap();
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&sent);
+    let db = db.to_string();
+    options.command_event_handler = Some(EventHandler::callback(move |event: CommandEvent| {
+        if let CommandEvent::Started(e) = event {
+            let ours = e.db == db
+                || ["commitTransaction", "abortTransaction"].contains(&e.command_name.as_str());
+            if ours && !["getMore", "killCursors", "endSessions"].contains(&e.command_name.as_str())
+            {
+                seen.lock().unwrap().push(e.command_name.clone());
+            }
+        }
+    }));
+    (mongodb::Client::with_options(options).unwrap(), sent)
+}
+
+/// The command a logged operation is on the wire.
+fn wire_name(operation: &str) -> &str {
+    match operation {
+        "count" => "aggregate",
+        other => other,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_command_sent_is_logged_once() {
+    use futures_util::TryStreamExt;
+    let t = TestDb::new().await;
+    let (client, sent) = monitored(t.db.name()).await;
+    let db = client.database(t.db.name());
+    let users = User::model(&db);
+    let leases = odm::lock::Leases::new(&db, "locks");
+    let capture = Capture::new(Level::DEBUG);
+    async {
+        users.sync_indexes().await.unwrap();
+        let mut a = users
+            .create(User {
+                id: 1,
+                email: "a@example.com".into(),
+                visits: 0,
+            })
+            .await
+            .unwrap();
+        let mut stale = users.find_by_id(1).await.unwrap().unwrap();
+        a.visits = 1;
+        a.save().await.unwrap();
+        stale.visits = 5;
+        assert!(matches!(stale.save().await, Err(Error::Version(_))));
+        stale.reload().await.unwrap();
+        users.find(doc! {}).await.unwrap();
+        let streamed: Vec<_> = users
+            .find(doc! {})
+            .stream()
+            .await
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(streamed.len(), 1);
+        users.count(doc! {}).await.unwrap();
+        users
+            .upsert(doc! { "_id": 2 })
+            .set(doc! { "visits": 1_i64 })
+            .set_on_insert(doc! { "email": "b@example.com" })
+            .await
+            .unwrap();
+        users
+            .claim(doc! { "_id": 2 }, doc! { "$inc": { "visits": 1 } })
+            .await
+            .unwrap();
+        users
+            .update_with_retry(2, 3, |u: &mut User| {
+                u.visits += 1;
+                Ok(())
+            })
+            .await
+            .unwrap();
+        let lease = leases
+            .acquire("user:1", std::time::Duration::from_secs(10))
+            .await
+            .unwrap();
+        lease.renew().await.unwrap();
+        a.visits = 2;
+        a.save().fenced(&lease).await.unwrap();
+        lease.release().await.unwrap();
+        let (x, y) = (&mut a, &mut stale);
+        odm::transaction(&client, (x, y), |s, (x, _)| {
+            Box::pin(async move {
+                x.visits = 3;
+                x.save().session(s).await
+            })
+        })
+        .await
+        .unwrap();
+        let aborted: odm::Result<()> = odm::transaction(&client, &mut a, |s, x| {
+            Box::pin(async move {
+                x.visits = 4;
+                x.save().session(s).await?;
+                Err(Error::Validation(ValidationError::new("x", "no").into()))
+            })
+        })
+        .await;
+        assert!(aborted.is_err());
+        a.delete().await.unwrap();
+    }
+    .with_subscriber(capture.clone())
+    .await;
+    let logged: Vec<String> = capture
+        .take()
+        .iter()
+        .map(|e| wire_name(e.field("operation")).to_string())
+        .collect();
+    let sent = sent.lock().unwrap().clone();
+    assert_eq!(logged, sent);
+    for name in [
+        "insert",
+        "update",
+        "find",
+        "aggregate",
+        "delete",
+        "findAndModify",
+    ] {
+        assert!(sent.iter().any(|s| s == name), "no {name} in {sent:?}");
+    }
+    for name in [
+        "listIndexes",
+        "createIndexes",
+        "commitTransaction",
+        "abortTransaction",
+    ] {
+        assert!(sent.iter().any(|s| s == name), "no {name} in {sent:?}");
+    }
+    client.shutdown().await;
+    t.finish().await;
+}

@@ -12,6 +12,11 @@
 //! - At `TRACE`, a second event adds the values: the filter, the update
 //!   (or the inserted document) and the error's full text.
 //!
+//! A `find` is logged when its first batch arrived; the cursor's further
+//! batches (`getMore`) are the driver's and are not logged. An
+//! `abortTransaction` is logged even when the driver had nothing to abort
+//! (no command ran in the transaction) and so sent nothing.
+//!
 //! Nothing else is logged: no connection string, no credentials. When no
 //! subscriber listens at `DEBUG` for this target, a command costs one
 //! check of the level and no formatting.

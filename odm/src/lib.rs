@@ -209,6 +209,22 @@
 //! create it with [`sync_indexes`](crate::Model::sync_indexes), and the losing insert or save
 //! gets [`Error::DuplicateKey`] naming the index and the key. See [`index`].
 //!
+//! ## Reading many documents
+//!
+//! Awaiting [`Model::find`] gives a `Vec` of every match. For a scan that
+//! must not hold them all, [`Find::stream`] gives a [`FindStream`] over the
+//! server's cursor, one batch in memory at a time (size it with
+//! [`Find::batch_size`]); a document that does not load is one `Err` item
+//! and the scan goes on.
+//!
+//! ## Seeing the commands
+//!
+//! Every command odm sends is a [`tracing`](https://docs.rs/tracing) event
+//! with target `odm::command`: at DEBUG the collection, operation, the
+//! shape of the filter and update (values as `?`), duration and outcome;
+//! at TRACE the values too. Credentials never appear. Install any
+//! subscriber, e.g. `tracing_subscriber::fmt().with_max_level(Level::DEBUG).init()`.
+//!
 //! ## Testing against a server
 //!
 //! With the `testing` feature, `odm::testing` starts a local
@@ -233,7 +249,8 @@
 //! happens: `upsert` (a new user's first request), `claim` (workers on one
 //! queue), `unique_index` ([`Error::DuplicateKey`] naming the index),
 //! `optimistic_concurrency` (two stale copies), `retry` (concurrent
-//! counters), `transaction` (a transfer, rolled back), and for locks
+//! counters), `transaction` (a transfer, rolled back), `tracing` (the
+//! command log), and for locks
 //! `locks_ticket` and `archived_email` (see [Locks](#locks)). Their code
 //! is in `examples/features/`; `tests/examples_run.rs` runs each.
 //!
@@ -344,6 +361,13 @@
 //! [`Error::LeaseTimeout`] and [`Error::Fenced`]. Large payloads are boxed so `odm::Result`
 //! stays small; reach their fields as usual (`Err(Error::Version(e)) =>
 //! e.version`).
+//!
+//! A driver error converts (`?`, [`From`]) by the same rules odm's own
+//! operations follow: a duplicate key from a raw `insert_one`,
+//! `insert_many`, `findOneAndUpdate` or bulk write is [`Error::DuplicateKey`]
+//! with its index and key, like a failed [`Doc::save`]. Each payload is a
+//! [`std::error::Error`], and [`source`](std::error::Error::source) leads
+//! to the driver's error where there is one.
 
 #![warn(missing_docs)]
 
