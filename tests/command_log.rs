@@ -114,6 +114,14 @@ struct User {
 
 const EMAIL: &str = "private-value@example.com";
 
+fn new_user(id: i32, email: &str) -> User {
+    User {
+        id,
+        email: email.into(),
+        visits: 0,
+    }
+}
+
 #[tokio::test]
 async fn a_save_is_one_debug_event_without_values() {
     let t = TestDb::new().await;
@@ -122,11 +130,7 @@ async fn a_save_is_one_debug_event_without_values() {
     let capture = Capture::new(Level::DEBUG);
     async {
         let mut user = users
-            .create(User {
-                id: 1,
-                email: "first@example.com".into(),
-                visits: 0,
-            })
+            .create(new_user(1, "first@example.com"))
             .await
             .unwrap();
         capture.take();
@@ -155,11 +159,7 @@ async fn a_save_is_one_debug_event_without_values() {
         assert!(!e.text().contains(EMAIL), "{e:?}");
 
         // A refused write: outcome and code, still without the key's value.
-        let mut other = users.new_doc(User {
-            id: 2,
-            email: EMAIL.into(),
-            visits: 0,
-        });
+        let mut other = users.new_doc(new_user(2, EMAIL));
         assert!(matches!(other.save().await, Err(Error::DuplicateKey(_))));
         let events = capture.take();
         assert_eq!(events.len(), 1, "{events:?}");
@@ -188,11 +188,7 @@ async fn values_appear_at_trace_level_only() {
     let capture = Capture::new(Level::TRACE);
     async {
         let mut user = users
-            .create(User {
-                id: 1,
-                email: "first@example.com".into(),
-                visits: 0,
-            })
+            .create(new_user(1, "first@example.com"))
             .await
             .unwrap();
         capture.take();
@@ -248,14 +244,7 @@ async fn no_credential_is_ever_logged() {
     let capture = Capture::new(Level::TRACE);
     async {
         users.sync_indexes().await.unwrap();
-        let mut user = users
-            .create(User {
-                id: 1,
-                email: EMAIL.into(),
-                visits: 0,
-            })
-            .await
-            .unwrap();
+        let mut user = users.create(new_user(1, EMAIL)).await.unwrap();
         user.visits = 1;
         user.save().await.unwrap();
         users.count(doc! {}).await.unwrap();
@@ -339,14 +328,7 @@ async fn every_command_sent_is_logged_once() {
     let capture = Capture::new(Level::DEBUG);
     async {
         users.sync_indexes().await.unwrap();
-        let mut a = users
-            .create(User {
-                id: 1,
-                email: "a@example.com".into(),
-                visits: 0,
-            })
-            .await
-            .unwrap();
+        let mut a = users.create(new_user(1, "a@example.com")).await.unwrap();
         let mut stale = users.find_by_id(1).await.unwrap().unwrap();
         a.visits = 1;
         a.save().await.unwrap();
