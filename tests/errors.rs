@@ -286,7 +286,7 @@ fn every_payload_is_a_std_error() {
 }
 
 /// A model whose values may not serialize: a `u64` above `i64::MAX`, a map
-/// with non-string keys.
+/// with non-string keys, a type whose `Serialize` refuses.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
 #[odm(collection = "counters", optimistic_concurrency)]
 struct Counter {
@@ -295,6 +295,21 @@ struct Counter {
     hits: u64,
     #[serde(default)]
     cells: BTreeMap<(i32, i32), i32>,
+    #[serde(default)]
+    seal: Seal,
+}
+
+/// Serializes as `false`, or refuses to serialize once broken.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+struct Seal(bool);
+
+impl Serialize for Seal {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0 {
+            return Err(serde::ser::Error::custom("the seal is broken"));
+        }
+        s.serialize_bool(false)
+    }
 }
 
 #[tokio::test]
@@ -313,18 +328,27 @@ async fn a_value_that_does_not_serialize_is_an_error_never_a_panic() {
             id: 1,
             hits: 1,
             cells: BTreeMap::new(),
+            seal: Seal(false),
         })
         .await
         .unwrap();
     let before = stored().await;
 
-    let breakers: [fn(&mut Counter); 2] = [
-        |c| c.hits = u64::MAX,
-        |c| {
-            c.cells.insert((1, 2), 3);
-        },
+    let breakers: [(fn(&mut Counter), &str); 3] = [
+        (
+            |c| c.hits = u64::MAX,
+            "the unsigned integer 18446744073709551615 is larger than BSON's largest integer \
+             (9223372036854775807)",
+        ),
+        (
+            |c| {
+                c.cells.insert((1, 2), 3);
+            },
+            "a map key must serialize as a string, not as Array",
+        ),
+        (|c| c.seal = Seal(true), "the seal is broken"),
     ];
-    for breaker in breakers {
+    for (breaker, why) in breakers {
         breaker(&mut c);
         // What the next save sends: nothing, since it cannot be sent.
         assert_eq!(c.changes(), None);
@@ -332,10 +356,9 @@ async fn a_value_that_does_not_serialize_is_an_error_never_a_panic() {
         assert!(matches!(c.try_changes(), Err(Error::Serialize(_))));
         let e = c.save().await.unwrap_err();
         assert!(matches!(e, Error::Serialize(_)), "{e:?}");
-        assert!(
-            e.to_string()
-                .starts_with("cannot serialize the document to BSON: "),
-            "{e}"
+        assert_eq!(
+            e.to_string(),
+            format!("cannot serialize the document to BSON: {why}")
         );
         assert!(e.source().is_some());
         // Nothing was written, and the Doc keeps its value and version.
@@ -343,6 +366,7 @@ async fn a_value_that_does_not_serialize_is_an_error_never_a_panic() {
         assert_eq!(c.version(), Some(0));
         c.hits = 1;
         c.cells.clear();
+        c.seal = Seal(false);
     }
     // Once it serializes again, the save goes through.
     c.hits = 2;
@@ -362,6 +386,7 @@ async fn a_value_that_does_not_serialize_is_an_error_never_a_panic() {
         id: 2,
         hits: u64::MAX,
         cells: BTreeMap::new(),
+        seal: Seal(false),
     });
     assert_eq!((fresh.changes(), fresh.modified_paths()), (None, vec![]));
     assert!(matches!(fresh.save().await, Err(Error::Serialize(_))));

@@ -63,7 +63,10 @@ impl fmt::Display for Error {
             Error::DuplicateKey(e) => e.fmt(f),
             Error::Index(e) => e.fmt(f),
             Error::Deserialize(e) => e.fmt(f),
-            Error::Serialize(e) => write!(f, "cannot serialize the document to BSON: {e}"),
+            Error::Serialize(e) => {
+                f.write_str("cannot serialize the document to BSON: ")?;
+                serialize_text(e, f)
+            }
             Error::LeaseLost(e) => e.fmt(f),
             Error::LeaseTimeout(e) => e.fmt(f),
             Error::Fenced(e) => e.fmt(f),
@@ -144,6 +147,25 @@ impl fmt::Debug for Cause {
 impl From<mongodb::bson::ser::Error> for Error {
     fn from(e: mongodb::bson::ser::Error) -> Self {
         Error::Serialize(Box::new(e))
+    }
+}
+
+/// bson's serialization error, said as one sentence.
+fn serialize_text(e: &mongodb::bson::ser::Error, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    use mongodb::bson::ser::Error as Ser;
+    match e {
+        Ser::UnsignedIntegerExceededRange(n) => write!(
+            f,
+            "the unsigned integer {n} is larger than BSON's largest integer ({})",
+            i64::MAX
+        ),
+        Ser::InvalidDocumentKey(key) => write!(
+            f,
+            "a map key must serialize as a string, not as {:?}",
+            key.element_type()
+        ),
+        Ser::InvalidCString(key) => write!(f, "the key {key:?} holds a null byte"),
+        other => fmt::Display::fmt(other, f),
     }
 }
 
