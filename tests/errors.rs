@@ -312,6 +312,9 @@ impl Serialize for Seal {
     }
 }
 
+/// A change that makes a `Counter` unserializable.
+type Breaker = fn(&mut Counter);
+
 #[tokio::test]
 async fn a_value_that_does_not_serialize_is_an_error_never_a_panic() {
     let t = TestDb::new().await;
@@ -334,7 +337,7 @@ async fn a_value_that_does_not_serialize_is_an_error_never_a_panic() {
         .unwrap();
     let before = stored().await;
 
-    let breakers: [(fn(&mut Counter), &str); 3] = [
+    let breakers: [(Breaker, &str); 3] = [
         (
             |c| c.hits = u64::MAX,
             "the unsigned integer 18446744073709551615 is larger than BSON's largest integer \
