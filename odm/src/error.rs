@@ -7,7 +7,7 @@ use mongodb::bson::{Bson, Document as BsonDocument};
 mod driver;
 mod duplicate;
 
-pub(crate) use driver::{from_driver, Described};
+pub(crate) use driver::{from_driver, Cause, Described};
 pub(crate) use duplicate::complete_insert;
 
 /// `Result<T, odm::Error>`.
@@ -50,6 +50,13 @@ pub enum Error {
     /// A fenced write was refused: the document already holds a larger
     /// fencing token, written under a newer lease. Nothing was changed.
     Fenced(Box<FencedError>),
+    /// A save would change a field of the model's `shard_key`; nothing was
+    /// sent.
+    ShardKey(Box<ShardKeyError>),
+    /// A `before_save` / `before_delete` hook refused the operation (nothing
+    /// was sent), or an `after_save` / `after_delete` hook failed (the write
+    /// stands). See [`Hooks`](crate::Hooks).
+    Hook(Box<HookError>),
     /// Any other error from the MongoDB driver.
     Driver(mongodb::error::Error),
 }
@@ -65,11 +72,13 @@ impl fmt::Display for Error {
             Error::Deserialize(e) => e.fmt(f),
             Error::Serialize(e) => {
                 f.write_str("cannot serialize the document to BSON: ")?;
-                serialize_text(e, f)
+                driver::serialize_text(e, f)
             }
             Error::LeaseLost(e) => e.fmt(f),
             Error::LeaseTimeout(e) => e.fmt(f),
             Error::Fenced(e) => e.fmt(f),
+            Error::ShardKey(e) => e.fmt(f),
+            Error::Hook(e) => e.fmt(f),
             Error::Driver(e) => driver::describe(e, f),
         }
     }
@@ -91,55 +100,9 @@ impl std::error::Error for Error {
             Error::LeaseLost(e) => e.source(),
             Error::LeaseTimeout(e) => e.source(),
             Error::Fenced(e) => e.source(),
+            Error::ShardKey(e) => e.source(),
+            Error::Hook(e) => e.source(),
             Error::Driver(e) => Some(e),
-        }
-    }
-}
-
-impl Error {
-    /// The driver's error behind this one, if any.
-    pub(crate) fn driver(&self) -> Option<&mongodb::error::Error> {
-        match self {
-            Error::Driver(e) => Some(e),
-            Error::DuplicateKey(e) => e.cause.get(),
-            Error::Index(e) => e.cause.get(),
-            _ => None,
-        }
-    }
-}
-
-/// The driver's error behind an odm error, kept for
-/// [`source`](std::error::Error::source); it takes no part in `==`.
-#[derive(Clone, Default)]
-pub(crate) struct Cause(Option<Box<mongodb::error::Error>>);
-
-impl Cause {
-    pub(crate) fn new(e: mongodb::error::Error) -> Cause {
-        Cause(Some(Box::new(e)))
-    }
-
-    pub(crate) fn get(&self) -> Option<&mongodb::error::Error> {
-        self.0.as_deref()
-    }
-
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.0
-            .as_deref()
-            .map(|e| e as &(dyn std::error::Error + 'static))
-    }
-}
-
-impl PartialEq for Cause {
-    fn eq(&self, _: &Cause) -> bool {
-        true
-    }
-}
-
-impl fmt::Debug for Cause {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            Some(e) => write!(f, "Cause({})", driver::Described(e)),
-            None => f.write_str("None"),
         }
     }
 }
@@ -147,25 +110,6 @@ impl fmt::Debug for Cause {
 impl From<mongodb::bson::ser::Error> for Error {
     fn from(e: mongodb::bson::ser::Error) -> Self {
         Error::Serialize(Box::new(e))
-    }
-}
-
-/// bson's serialization error, said as one sentence.
-fn serialize_text(e: &mongodb::bson::ser::Error, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    use mongodb::bson::ser::Error as Ser;
-    match e {
-        Ser::UnsignedIntegerExceededRange(n) => write!(
-            f,
-            "the unsigned integer {n} is larger than BSON's largest integer ({})",
-            i64::MAX
-        ),
-        Ser::InvalidDocumentKey(key) => write!(
-            f,
-            "a map key must serialize as a string, not as {:?}",
-            key.element_type()
-        ),
-        Ser::InvalidCString(key) => write!(f, "the key {key:?} holds a null byte"),
-        other => fmt::Display::fmt(other, f),
     }
 }
 
@@ -466,6 +410,71 @@ impl fmt::Display for FencedError {
 }
 
 impl std::error::Error for FencedError {}
+
+/// A save that would change a shard key field of a stored document.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ShardKeyError {
+    /// The model's collection.
+    pub collection: String,
+    /// The `_id` of the document.
+    pub id: Bson,
+    /// The shard key field (BSON name).
+    pub field: String,
+    /// The path the save would have written (the field or a path under it).
+    pub path: String,
+}
+
+impl fmt::Display for ShardKeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cannot change shard key field \"{}\" (path \"{}\") of document \"{}\" in collection \"{}\": a stored document keeps its shard key; nothing was sent",
+            self.field,
+            self.path,
+            id_text(&self.id),
+            self.collection
+        )
+    }
+}
+
+impl std::error::Error for ShardKeyError {}
+
+/// The error of a document hook (see [`Hooks`](crate::Hooks)).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct HookError {
+    /// The hook that failed: `before_save`, `after_save`, `before_delete`
+    /// or `after_delete`.
+    pub hook: &'static str,
+    /// What the hook returned.
+    pub source: Box<dyn std::error::Error + Send + Sync>,
+}
+
+impl fmt::Display for HookError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} hook failed: {}", self.hook, self.source)
+    }
+}
+
+impl std::error::Error for HookError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.source)
+    }
+}
+
+impl Error {
+    /// The error a hook returns to refuse an operation, from anything that
+    /// is an error (a `String` or `&str` too):
+    /// `return Err(Error::hook("a closed account cannot be saved"))`. The
+    /// hook's name is filled in when odm runs it.
+    pub fn hook(reason: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Error {
+        Error::Hook(Box::new(HookError {
+            hook: "",
+            source: reason.into(),
+        }))
+    }
+}
 
 #[cfg(test)]
 mod tests;

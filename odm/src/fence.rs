@@ -61,12 +61,7 @@ pub(crate) async fn refusal(
     let log = Command::new(collection.name(), "find").filter(&refusing);
     let action = docs.find_one(refusing).projection(doc! { FENCE: 1 });
     let found = log
-        .send(async {
-            match session {
-                Some(s) => action.session(s).await,
-                None => action.await,
-            }
-        })
+        .send(crate::session::send(action, session))
         .await
         .map_err(|e| from_driver(e, collection.name()))?;
     Ok(found.map(|stored| {

@@ -87,10 +87,7 @@ impl<'a, T: Document> IntoFuture for Create<'a, T> {
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(async move {
             let mut doc = self.model.new_doc(self.value);
-            match self.session {
-                Some(s) => doc.save().session(s).await?,
-                None => doc.save().await?,
-            }
+            crate::session::send(doc.save(), self.session).await?;
             Ok(doc)
         })
     }
@@ -133,13 +130,8 @@ impl<'a, T: Document> IntoFuture for FindOne<'a, T> {
                 .raw_collection()
                 .find_one(self.filter)
                 .with_options(options);
-            let found = log.send(async {
-                match self.session {
-                    Some(s) => action.session(s).await,
-                    None => action.await,
-                }
-            });
-            match found.await.map_err(|e| from_driver(e, self.model.name()))? {
+            let found = log.send(crate::session::send(action, self.session)).await;
+            match found.map_err(|e| from_driver(e, self.model.name()))? {
                 Some(raw) => Ok(Some(self.model.track(raw)?)),
                 None => Ok(None),
             }
@@ -274,13 +266,8 @@ impl<'a, T: Document> IntoFuture for Count<'a, T> {
         Box::pin(async move {
             let log = Command::new(self.model.name(), "count").filter(&self.filter);
             let action = self.model.collection().count_documents(self.filter);
-            let counted = log.send(async {
-                match self.session {
-                    Some(s) => action.session(s).await,
-                    None => action.await,
-                }
-            });
-            counted.await.map_err(|e| from_driver(e, self.model.name()))
+            let counted = log.send(crate::session::send(action, self.session)).await;
+            counted.map_err(|e| from_driver(e, self.model.name()))
         })
     }
 }

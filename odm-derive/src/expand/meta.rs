@@ -57,6 +57,12 @@ pub fn impl_document(cont: &Container) -> TokenStream {
     let validate = super::validate::document_method(cont);
     let (timestamps, stamp) = timestamps(cont);
     let set_id = super::id::set_id_method(cont);
+    let shard_key = match &cont.attrs.shard_key {
+        Some((_, idents)) => bson_names(cont, idents),
+        None => Vec::new(),
+    };
+    let hooks = cont.attrs.hooks.is_some();
+    let hook_methods = super::hooks::hook_methods(cont);
     quote! {
         impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {
             #validate
@@ -72,11 +78,14 @@ pub fn impl_document(cont: &Container) -> TokenStream {
                     fields: &[#(#fields),*],
                     indexes: #indexes,
                     timestamps: #timestamps,
+                    shard_key: &[#(#shard_key),*],
+                    hooks: #hooks,
                 };
                 &META
             }
             #stamp
             #set_id
+            #hook_methods
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Code generation: the `Document` impl, holding data and a little glue.
 
 mod bounds;
+mod hooks;
 mod id;
 pub(crate) mod indexes;
 mod meta;

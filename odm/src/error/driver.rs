@@ -1,6 +1,7 @@
 //! The one classification of a MongoDB driver error into an [`Error`],
 //! used by `?` on a driver call (the `From` impl) and by every operation of
-//! odm alike, and the text such an error displays.
+//! odm alike; the text such an error displays; and the driver error kept
+//! behind an odm error ([`Cause`]).
 //!
 //! A duplicate key (server code 11000) is [`Error::DuplicateKey`] whichever
 //! shape the driver gave it (a write error, an `insert_many` or client bulk
@@ -109,5 +110,75 @@ pub(crate) struct Described<'a>(pub &'a mongodb::error::Error);
 impl fmt::Display for Described<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         describe(self.0, f)
+    }
+}
+
+impl Error {
+    /// The driver's error behind this one, if any.
+    pub(crate) fn driver(&self) -> Option<&mongodb::error::Error> {
+        match self {
+            Error::Driver(e) => Some(e),
+            Error::DuplicateKey(e) => e.cause.get(),
+            Error::Index(e) => e.cause.get(),
+            _ => None,
+        }
+    }
+}
+
+/// The driver's error behind an odm error, kept for
+/// [`source`](std::error::Error::source); it takes no part in `==`.
+#[derive(Clone, Default)]
+pub(crate) struct Cause(Option<Box<mongodb::error::Error>>);
+
+impl Cause {
+    pub(crate) fn new(e: mongodb::error::Error) -> Cause {
+        Cause(Some(Box::new(e)))
+    }
+
+    pub(crate) fn get(&self) -> Option<&mongodb::error::Error> {
+        self.0.as_deref()
+    }
+
+    pub(crate) fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl PartialEq for Cause {
+    fn eq(&self, _: &Cause) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Some(e) => write!(f, "Cause({})", Described(e)),
+            None => f.write_str("None"),
+        }
+    }
+}
+
+/// bson's serialization error, said as one sentence.
+pub(crate) fn serialize_text(
+    e: &mongodb::bson::ser::Error,
+    f: &mut fmt::Formatter<'_>,
+) -> fmt::Result {
+    use mongodb::bson::ser::Error as Ser;
+    match e {
+        Ser::UnsignedIntegerExceededRange(n) => write!(
+            f,
+            "the unsigned integer {n} is larger than BSON's largest integer ({})",
+            i64::MAX
+        ),
+        Ser::InvalidDocumentKey(key) => write!(
+            f,
+            "a map key must serialize as a string, not as {:?}",
+            key.element_type()
+        ),
+        Ser::InvalidCString(key) => write!(f, "the key {key:?} holds a null byte"),
+        other => fmt::Display::fmt(other, f),
     }
 }

@@ -81,7 +81,7 @@ use std::fmt;
 
 use mongodb::bson::{doc, Bson, Document as BsonDocument};
 
-pub use sync::SyncReport;
+pub use sync::{SyncIndexes, SyncReport};
 
 /// One declared index, as the derive records it.
 #[derive(Debug, Clone, Copy, PartialEq)]
