@@ -4,11 +4,31 @@
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
+use syn::punctuated::Punctuated;
 use syn::{Expr, ExprLit, ExprUnary, Ident, Lit, LitStr, Token, UnOp};
 
-use crate::attr::nested_first_error;
+use crate::attr::{empty_parens, nested_first_error};
 use crate::ctxt::Ctxt;
 use crate::symbol::*;
+
+/// One term of a partial filter, as written; the terms are combined with
+/// `$and`.
+pub enum Term {
+    Cond(Cond),
+    /// `or(..)`: at least one branch holds; a branch is its conditions
+    /// combined with `$and` (`and(a = 1, b = 2)`, or one field's operators).
+    Or(Vec<Vec<Cond>>),
+}
+
+impl Term {
+    /// Every condition of the term.
+    pub fn conds(&self) -> Vec<&Cond> {
+        match self {
+            Term::Cond(c) => vec![c],
+            Term::Or(branches) => branches.iter().flatten().collect(),
+        }
+    }
+}
 
 /// One condition of a partial filter, as written.
 pub struct Cond {
@@ -26,6 +46,8 @@ pub enum Op {
     Lte,
     Exists,
     Type,
+    /// `in = [..]`, with a `Value::List`.
+    In,
 }
 
 #[derive(Clone, PartialEq)]
@@ -34,6 +56,7 @@ pub enum Value {
     Int(i64),
     Float(f64),
     Bool(bool),
+    List(Vec<Value>),
 }
 
 /// A field's `unique`, `index`, `sparse`, `partial(..)`.
@@ -42,7 +65,7 @@ pub struct FieldIndexAttrs {
     pub unique: Option<Span>,
     pub index: Option<Span>,
     pub sparse: Option<Span>,
-    pub partial: Option<(Span, Vec<Cond>)>,
+    pub partial: Option<(Span, Vec<Term>)>,
 }
 
 /// A container `index(keys(..), unique, sparse, partial(..), name = "..")`.
@@ -51,7 +74,7 @@ pub struct IndexAttr {
     pub keys: Vec<(Ident, i32)>,
     pub unique: Option<Span>,
     pub sparse: Option<Span>,
-    pub partial: Option<(Span, Vec<Cond>)>,
+    pub partial: Option<(Span, Vec<Term>)>,
     pub name: Option<LitStr>,
 }
 
@@ -62,12 +85,13 @@ const CONTAINER_INDEX_FORM: &str =
 /// What a rejected partial-filter operator can be replaced with.
 const ALTERNATIVE: &str = "To index only the documents where something is NOT true, store a field \
 that is true exactly for the documents to index and write `partial(that_field = true)`; for a rule \
-no index can express, serialize the check-then-write with a lock: a keyed mutex within one \
-process, a lease kept in MongoDB across processes";
+no index can express, serialize the check-then-write with a lock: odm::lock::KeyedMutex within one \
+process, odm::lock::Leases across processes";
 
 const ACCEPTED: &str =
-    "MongoDB's partialFilterExpression accepts only equality (`field = value`), \
-`gt`, `gte`, `lt`, `lte`, `exists = true` and `type = \"..\"`, combined with `$and`";
+    "A partialFilterExpression accepts only equality (`field = value`), `gt`, `gte`, `lt`, `lte`, \
+`exists = true` and `type = \"..\"`, and from MongoDB 6.0 on `in = [..]` and `or(..)`; the conditions \
+of `partial(..)` are combined with `$and`";
 
 /// The `$type` aliases MongoDB knows.
 const TYPE_ALIASES: &[&str] = &[
@@ -242,42 +266,126 @@ fn parse_keys(meta: &ParseNestedMeta) -> syn::Result<Vec<(Ident, i32)>> {
     Ok(keys)
 }
 
-/// `partial(status = "ACTIVE", age(gt = 5), email(exists = true))`.
-fn parse_partial(meta: &ParseNestedMeta) -> syn::Result<Vec<Cond>> {
+/// `partial(status = "ACTIVE", age(gt = 5), email(exists = true), or(..))`.
+fn parse_partial(meta: &ParseNestedMeta) -> syn::Result<Vec<Term>> {
     let form = "expected `partial(field = value, other(gt = 5), ..)`";
     if !meta.input.peek(syn::token::Paren) {
         return Err(meta.error(form));
     }
-    let mut conds = Vec::new();
+    let mut terms = Vec::new();
     nested_first_error(meta, |term| {
         let Some(field) = term.path.get_ident().cloned() else {
             return Err(term.error("expected a field name"));
         };
-        if term.input.peek(Token![=]) {
-            let value = parse_value(&term)?;
-            conds.push(Cond {
-                field,
-                op: Op::Eq,
-                value,
-            });
-        } else if term.input.peek(syn::token::Paren) {
-            let logical = field.to_string();
-            if matches!(logical.as_str(), "or" | "nor" | "not" | "and") {
-                return Err(rejected(&field, &logical));
+        match logical(&term, &field) {
+            Some("or") => terms.push(Term::Or(parse_or(&term)?)),
+            Some("and") => {
+                return Err(syn::Error::new(
+                    field.span(),
+                    "the conditions of `partial(..)` are already combined with `$and`: list them \
+                     directly, e.g. `partial(status = \"ACTIVE\", age(gt = 5))`; `and(..)` groups \
+                     conditions inside `or(..)`",
+                ))
             }
-            nested_first_error(&term, |op| {
-                conds.push(parse_operator(&field, &op)?);
-                Ok(())
-            })?;
-        } else {
-            return Err(term.error(format!(
-                "expected `{field} = value` (equality) or `{field}(gt = value)`"
-            )));
+            Some(other) => return Err(rejected(&field, other)),
+            None => terms.extend(parse_field_term(&term, &field)?.into_iter().map(Term::Cond)),
         }
         Ok(())
     })?;
-    if conds.is_empty() {
+    if terms.is_empty() {
         return Err(meta.error(form));
+    }
+    Ok(terms)
+}
+
+/// The logical operator `term` is (`or(..)`, `and(..)`, `not(..)`, ..),
+/// `None` for a field.
+fn logical(term: &ParseNestedMeta, name: &Ident) -> Option<&'static str> {
+    if !term.input.peek(syn::token::Paren) {
+        return None;
+    }
+    ["or", "and", "nor", "not", "expr"]
+        .into_iter()
+        .find(|op| name == op)
+}
+
+/// `or(a = 1, b(gt = 2), and(c = 3, d = 4))`: the branches.
+fn parse_or(meta: &ParseNestedMeta) -> syn::Result<Vec<Vec<Cond>>> {
+    let form = "expected `or(field = value, other(gt = 5), and(a = 1, b = 2), ..)`";
+    if empty_parens(meta.input) {
+        return Err(meta.error(format!("`or()` names no condition; {form}")));
+    }
+    let mut branches = Vec::new();
+    nested_first_error(meta, |branch| {
+        let Some(field) = branch.path.get_ident().cloned() else {
+            return Err(branch.error("expected a field name, or `and(..)`"));
+        };
+        match logical(&branch, &field) {
+            Some("and") => {
+                if empty_parens(branch.input) {
+                    return Err(branch.error("`and()` names no condition"));
+                }
+                let mut conds = Vec::new();
+                nested_first_error(&branch, |term| {
+                    let Some(field) = term.path.get_ident().cloned() else {
+                        return Err(term.error("expected a field name"));
+                    };
+                    match logical(&term, &field) {
+                        Some(op @ ("or" | "and")) => Err(syn::Error::new(
+                            field.span(),
+                            format!(
+                                "`{op}(..)` inside `or(and(..))` is not supported: write the \
+                                 filter as `or(..)` of `and(..)` groups of field conditions"
+                            ),
+                        )),
+                        Some(other) => Err(rejected(&field, other)),
+                        None => {
+                            conds.extend(parse_field_term(&term, &field)?);
+                            Ok(())
+                        }
+                    }
+                })?;
+                branches.push(conds);
+            }
+            Some("or") => {
+                return Err(syn::Error::new(
+                    field.span(),
+                    "an `or(..)` inside `or(..)`: list its branches in the outer `or(..)`",
+                ))
+            }
+            Some(other) => return Err(rejected(&field, other)),
+            None => branches.push(parse_field_term(&branch, &field)?),
+        }
+        Ok(())
+    })?;
+    if branches.is_empty() {
+        return Err(meta.error(form));
+    }
+    Ok(branches)
+}
+
+/// `field = value` or `field(op = value, ..)`: its conditions.
+fn parse_field_term(term: &ParseNestedMeta, field: &Ident) -> syn::Result<Vec<Cond>> {
+    if term.input.peek(Token![=]) {
+        let value = parse_value(term)?;
+        return Ok(vec![Cond {
+            field: field.clone(),
+            op: Op::Eq,
+            value,
+        }]);
+    }
+    if !term.input.peek(syn::token::Paren) {
+        return Err(term.error(format!(
+            "expected `{field} = value` (equality) or `{field}(gt = value)`"
+        )));
+    }
+    let mut conds = Vec::new();
+    nested_first_error(term, |op| {
+        conds.push(parse_operator(field, &op)?);
+        Ok(())
+    })?;
+    if conds.is_empty() {
+        return Err(term.error(format!("expected an operator such as `{field}(gt = 5)`")));
     }
     Ok(conds)
 }
@@ -296,12 +404,17 @@ fn parse_operator(field: &Ident, meta: &ParseNestedMeta) -> syn::Result<Cond> {
         "lte" => Op::Lte,
         "exists" => Op::Exists,
         "type" => Op::Type,
+        "in" => Op::In,
         _ => return Err(rejected(op_ident, &name)),
     };
     if !meta.input.peek(Token![=]) {
         return Err(meta.error(format!("expected `{name} = value`")));
     }
-    let value = parse_value(meta)?;
+    let value = if op == Op::In {
+        parse_list(meta)?
+    } else {
+        parse_value(meta)?
+    };
     match (op, &value) {
         (Op::Exists, Value::Bool(true)) => {}
         (Op::Exists, Value::Bool(false)) => return Err(rejected(op_ident, "exists = false")),
@@ -328,29 +441,45 @@ fn parse_operator(field: &Ident, meta: &ParseNestedMeta) -> syn::Result<Cond> {
 /// The error for an operator a partial index cannot use.
 fn rejected(at: &Ident, op: &str) -> syn::Error {
     let message = match op {
-        "in" | "or" => format!(
-            "`{op}` cannot be used in a partial index declared by odm: MongoDB accepts `${op}` in a \
-             partialFilterExpression only from version 6.0 on, and odm's partial filters work on \
-             every server. {ACCEPTED}. {ALTERNATIVE}"
+        "exists = false" | "ne" | "nin" | "not" | "nor" => format!(
+            "`{op}` cannot be used in a partial index: MongoDB refuses negations (`$ne`, `$nin`, \
+             `$not`, `$nor`, `$exists: false`) in a partialFilterExpression on every version. \
+             {ACCEPTED}. {ALTERNATIVE}"
         ),
-        "and" => "conditions in `partial(..)` are already combined with `$and`: list them directly, \
-                  e.g. `partial(status = \"ACTIVE\", age(gt = 5))`"
-            .to_string(),
-        "exists = false" => format!(
-            "`exists = false` cannot be used in a partial index: MongoDB indexes documents partially \
-             only where a field exists, never where it is missing. {ACCEPTED}. {ALTERNATIVE}"
-        ),
-        "ne" | "nin" | "not" | "nor" | "regex" => format!(
-            "`{op}` cannot be used in a partial index: {ACCEPTED}; `${op}` is not among them. \
-             {ALTERNATIVE}"
+        "regex" | "expr" => format!(
+            "`{op}` cannot be used in a partial index: MongoDB refuses `${op}` in a \
+             partialFilterExpression on every version. {ACCEPTED}. {ALTERNATIVE}"
         ),
         _ => format!(
-            "unknown partial-filter operator `{op}`: {ACCEPTED}; \
-             write e.g. `{}(gt = 5)`. {ALTERNATIVE}",
-            at
+            "unknown partial-filter operator `{op}`. {ACCEPTED}; write e.g. `{at}(gt = 5)`. \
+             {ALTERNATIVE}"
         ),
     };
     syn::Error::new(at.span(), message)
+}
+
+/// `in = ["A", "B"]`: a non-empty list of literals.
+fn parse_list(meta: &ParseNestedMeta) -> syn::Result<Value> {
+    let form = "expected `in = [value, ..]`: a list of literals (strings, integers, floats, bools)";
+    let input = meta.value()?;
+    if !input.peek(syn::token::Bracket) {
+        let expr: Expr = input.parse()?;
+        return Err(syn::Error::new_spanned(&expr, form));
+    }
+    let content;
+    let bracket = syn::bracketed!(content in input);
+    let elems = Punctuated::<Expr, Token![,]>::parse_terminated(&content)?;
+    if elems.is_empty() {
+        return Err(syn::Error::new(
+            bracket.span.join(),
+            "`in = []` matches no document; list at least one value",
+        ));
+    }
+    let values = elems
+        .iter()
+        .map(|e| literal(e).ok_or_else(|| syn::Error::new_spanned(e, form)))
+        .collect::<syn::Result<Vec<Value>>>()?;
+    Ok(Value::List(values))
 }
 
 fn parse_value(meta: &ParseNestedMeta) -> syn::Result<Value> {
