@@ -103,6 +103,15 @@ async fn listed_names(db: &mongodb::Database, collection: &str) -> Vec<String> {
     names
 }
 
+/// The refusal of an index using `operator` on a server reporting `server`.
+fn too_old(server: &str, operator: &str) -> IndexErrorKind {
+    IndexErrorKind::ServerTooOld {
+        required: "6.0".into(),
+        server: server.into(),
+        operators: vec![operator.into()],
+    }
+}
+
 #[tokio::test]
 async fn the_declared_index_sends_in_to_the_server() {
     let t = TestDb::new().await;
@@ -322,14 +331,7 @@ async fn an_older_server_gets_none_of_the_indexes() {
         };
         assert_eq!(e.index, INDEX);
         assert_eq!(e.collection, "fuel_requests");
-        assert_eq!(
-            e.kind,
-            IndexErrorKind::ServerTooOld {
-                required: "6.0".into(),
-                server: old.into(),
-                operators: vec!["$in".into()],
-            }
-        );
+        assert_eq!(e.kind, too_old(old, "$in"));
         assert_eq!(
             Error::Index(e).to_string(),
             format!(
@@ -365,14 +367,7 @@ async fn an_or_index_is_refused_on_an_older_server_too() {
     let t = TestDb::new().await;
     let accounts = Account::model(&t.db);
     match accounts.__sync_indexes_on_server_version("4.4.29").await {
-        Err(Error::Index(e)) => assert_eq!(
-            e.kind,
-            IndexErrorKind::ServerTooOld {
-                required: "6.0".into(),
-                server: "4.4.29".into(),
-                operators: vec!["$or".into()],
-            }
-        ),
+        Err(Error::Index(e)) => assert_eq!(e.kind, too_old("4.4.29", "$or")),
         other => panic!("expected Error::Index, got {other:?}"),
     }
     assert!(listed_names(&t.db, "accounts").await.is_empty());
