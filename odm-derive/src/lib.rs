@@ -8,6 +8,7 @@
 mod ast;
 mod attr;
 mod attr_index;
+mod attr_partial;
 mod attr_validate;
 mod case;
 mod check;
