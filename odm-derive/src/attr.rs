@@ -442,7 +442,7 @@ pub(crate) fn nested_first_error(
 }
 
 /// Whether `input` starts with `()`.
-pub(crate) fn empty_parens(input: syn::parse::ParseStream) -> bool {
+pub fn empty_parens(input: syn::parse::ParseStream) -> bool {
     fn parens(input: syn::parse::ParseStream) -> syn::Result<bool> {
         let content;
         syn::parenthesized!(content in input);

@@ -9,6 +9,7 @@ mod ast;
 mod attr;
 mod attr_index;
 mod attr_lifecycle;
+mod attr_partial;
 mod attr_validate;
 mod case;
 mod check;

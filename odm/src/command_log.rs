@@ -4,7 +4,7 @@
 //! - At `DEBUG`, one event per command when its answer arrived, with the
 //!   fields `collection`, `operation` (`insert`, `update`, `findAndModify`,
 //!   `find`, `count`, `delete`, `listIndexes`, `createIndexes`,
-//!   `commitTransaction`, `abortTransaction`), `filter` and `update` as
+//!   `buildInfo`, `commitTransaction`, `abortTransaction`), `filter` and `update` as
 //!   their shape only (keys and operators, every value shown as `?`),
 //!   `duration`, `outcome` (`ok` or `error`), on error the server's
 //!   `code` (0 when it gave none), and on success the `result` in brief

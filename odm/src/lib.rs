@@ -55,7 +55,7 @@
 //!
 //! | on a field | meaning |
 //! |---|---|
-//! | `skip_versioning` | changes to this array never touch the version |
+//! | `skip_versioning` | changes to this array never touch the version (any [`BsonArray`]) |
 //! | `unique`, `index`, `sparse`, `partial(status = "ACTIVE")` | single-field indexes ([`index`]) |
 //! | `min`, `max`, `min_len`, `max_len`, `one_of(..)`, `required`, `validate = path`, `nested` | validation ([`validate`]) |
 //!
@@ -422,6 +422,7 @@
 
 #![warn(missing_docs)]
 
+mod array;
 mod atomic;
 mod codec;
 mod command_log;
@@ -458,6 +459,7 @@ pub mod __private;
 #[cfg(feature = "testing")]
 pub mod testing;
 
+pub use array::BsonArray;
 pub use atomic::{
     transaction, Claim, DocCheckpoint, Rollback, Transaction, UpdateWithRetry, Upsert,
 };
@@ -471,7 +473,6 @@ pub use error::{
 };
 pub use hooks::{HookContext, Hooks};
 pub use index::{IndexError, SyncIndexes, SyncReport};
-pub use meta::{Concurrency, Meta, Timestamps, Versioning};
 pub use model::Model;
 pub use query::{Count, Create, Find, FindOne};
 pub use reload::Reload;

@@ -66,6 +66,7 @@ pub fn is_local() -> bool {
 /// A client and a database of its own, for one test. Call
 /// [`finish`](TestDb::finish) at the end: it drops the database and shuts
 /// the client down.
+#[non_exhaustive]
 pub struct TestDb {
     /// The client.
     pub client: Client,

@@ -53,6 +53,7 @@ pub fn impl_document(cont: &Container) -> TokenStream {
         let bson = &f.bson_name;
         quote!((#rust, #bson))
     });
+    let arrays = skip_versioning_arrays(cont);
     let indexes = super::indexes::index_specs(cont);
     let validate = super::validate::document_method(cont);
     let (timestamps, stamp) = timestamps(cont);
@@ -67,6 +68,7 @@ pub fn impl_document(cont: &Container) -> TokenStream {
         impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {
             #validate
             fn __odm_meta() -> &'static ::odm::__private::Meta {
+                #arrays
                 static META: ::odm::__private::Meta = ::odm::__private::Meta {
                     name: #name,
                     collection: #collection,
@@ -88,6 +90,19 @@ pub fn impl_document(cont: &Container) -> TokenStream {
             #hook_methods
         }
     }
+}
+
+/// `assert_array::<FieldType>()` for every `skip_versioning` field,
+/// spanned at the type so a type that is no `BsonArray` is reported there.
+pub fn skip_versioning_arrays(cont: &Container) -> TokenStream {
+    cont.fields
+        .iter()
+        .filter(|f| f.attrs.skip_versioning.is_some())
+        .map(|f| {
+            let ty = f.ty;
+            quote_spanned!(ty.span()=> ::odm::__private::assert_array::<#ty>();)
+        })
+        .collect()
 }
 
 /// The `timestamps` metadata and the `__odm_stamp` hook writing the two

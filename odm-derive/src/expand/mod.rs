@@ -3,7 +3,7 @@
 mod bounds;
 mod hooks;
 mod id;
-pub(crate) mod indexes;
+mod indexes;
 mod meta;
 pub mod validate;
 
@@ -27,7 +27,15 @@ pub fn derive_document(input: &DeriveInput) -> TokenStream {
             let validate = validate::impl_validate(&container);
             wrap(quote!(#document #validate))
         }
-        (Err(errors), _) => errors_with_stub(input, errors),
+        (Err(errors), container) => {
+            // The type checks of the generated code are independent of the
+            // attribute errors: report them in the same compile.
+            let type_checks = container
+                .as_ref()
+                .map(meta::skip_versioning_arrays)
+                .unwrap_or_default();
+            errors_with_stub(input, errors, type_checks)
+        }
         (Ok(()), None) => unreachable!("a missing container always records an error"),
     }
 }
@@ -47,7 +55,11 @@ fn wrap(body: TokenStream) -> TokenStream {
 ///
 /// Its where clause is higher-ranked (see `bounds`), so a type that is not
 /// (or, after a serde error, no longer) `Serialize` adds no error either.
-fn errors_with_stub(input: &DeriveInput, errors: Vec<syn::Error>) -> TokenStream {
+fn errors_with_stub(
+    input: &DeriveInput,
+    errors: Vec<syn::Error>,
+    type_checks: TokenStream,
+) -> TokenStream {
     let compile_errors = errors.iter().map(syn::Error::to_compile_error);
     let ident = &input.ident;
     let generics = bounds::with_document_bounds(input, true);
@@ -57,6 +69,7 @@ fn errors_with_stub(input: &DeriveInput, errors: Vec<syn::Error>) -> TokenStream
     let stub = wrap(quote! {
         impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {
             fn __odm_meta() -> &'static ::odm::__private::Meta {
+                #type_checks
                 ::core::unreachable!()
             }
         }
