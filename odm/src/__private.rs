@@ -3,6 +3,7 @@
 pub use crate::atomic::TimestampField;
 pub use crate::document::Document;
 pub use crate::error::{ValidationError, ValidationErrors};
+pub use crate::fields;
 pub use crate::index::{Condition, IndexSpec, PartialOp, PartialValue};
 pub use crate::insert_id::set_id;
 pub use crate::meta::{Concurrency, Meta, Timestamps, Versioning};

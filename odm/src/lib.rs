@@ -354,12 +354,14 @@ mod doc;
 mod document;
 mod error;
 mod fence;
+pub mod fields;
 mod guard;
 pub mod index;
 mod insert_id;
 pub mod lock;
 mod meta;
 mod model;
+mod paths;
 mod query;
 mod rawde;
 mod rawser;
@@ -384,6 +386,7 @@ pub use error::{
     DeserializeError, DuplicateKeyError, Error, FencedError, LeaseLostError, LeaseTimeoutError,
     NotFoundError, Result, ValidationError, ValidationErrors, VersionError,
 };
+pub use fields::{FieldPath, Fields, Flattened};
 pub use index::{IndexError, SyncReport};
 pub use meta::{Concurrency, Meta, Timestamps, Versioning};
 pub use model::Model;
@@ -397,12 +400,15 @@ pub use odm_derive::Document;
 /// `#[derive(Validate)]` for embedded sub-documents; see [`validate`].
 pub use odm_derive::Validate;
 
+/// `#[derive(Fields)]`: typed paths for embedded sub-documents; see [`fields`].
+pub use odm_derive::Fields;
+
 pub use mongodb::bson;
 
 /// Everything a model file needs: `use odm::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Doc, Document, Error, Model, Result, Validate, ValidationError, ValidationErrors,
+        Doc, Document, Error, Fields, Model, Result, Validate, ValidationError, ValidationErrors,
     };
     pub use mongodb::bson::oid::ObjectId;
     pub use mongodb::bson::{doc, rawdoc};

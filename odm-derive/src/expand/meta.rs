@@ -7,12 +7,11 @@ use syn::spanned::Spanned;
 use crate::ast::Container;
 use crate::attr::ConcurrencyAttr;
 
-/// BSON names of the fields named by `idents`.
-fn bson_names(cont: &Container, idents: &[syn::Ident]) -> Vec<String> {
-    idents
+/// The dotted BSON paths of the listed paths, as constant expressions.
+fn bson_paths(cont: &Container, paths: &[crate::attr_paths::ListedPath]) -> Vec<TokenStream> {
+    paths
         .iter()
-        .filter_map(|i| cont.field_named(i))
-        .map(|f| f.bson_name.clone())
+        .map(|p| super::fields::listed_path(cont, p))
         .collect()
 }
 
@@ -33,12 +32,12 @@ pub fn impl_document(cont: &Container) -> TokenStream {
     let concurrency = match &cont.attrs.concurrency {
         None => quote!(::odm::__private::Concurrency::Off),
         Some((_, ConcurrencyAttr::All)) => quote!(::odm::__private::Concurrency::All),
-        Some((_, ConcurrencyAttr::Include(idents))) => {
-            let names = bson_names(cont, idents);
+        Some((_, ConcurrencyAttr::Include(paths))) => {
+            let names = bson_paths(cont, paths);
             quote!(::odm::__private::Concurrency::Include(&[#(#names),*]))
         }
-        Some((_, ConcurrencyAttr::Exclude(idents))) => {
-            let names = bson_names(cont, idents);
+        Some((_, ConcurrencyAttr::Exclude(paths))) => {
+            let names = bson_paths(cont, paths);
             quote!(::odm::__private::Concurrency::Exclude(&[#(#names),*]))
         }
     };

@@ -1,6 +1,7 @@
 //! Code generation: the `Document` impl, holding data and a little glue.
 
 mod bounds;
+pub mod fields;
 mod id;
 pub(crate) mod indexes;
 mod meta;
@@ -24,9 +25,17 @@ pub fn derive_document(input: &DeriveInput) -> TokenStream {
         (Ok(()), Some(container)) => {
             let document = meta::impl_document(&container);
             let validate = validate::impl_validate(&container);
-            wrap(quote!(#document #validate))
+            let fields = fields::impl_fields(&container);
+            wrap(quote!(#document #validate #fields))
         }
-        (Err(errors), _) => errors_with_stub(input, errors),
+        // The paths are right even when an attribute is not, so uses of
+        // `T::fields()` raise no follow-on errors.
+        (Err(errors), Some(container)) => {
+            let stub = errors_with_stub(input, errors);
+            let fields = wrap(fields::impl_fields(&container));
+            quote!(#stub #fields)
+        }
+        (Err(errors), None) => errors_with_stub(input, errors),
         (Ok(()), None) => unreachable!("a missing container always records an error"),
     }
 }
