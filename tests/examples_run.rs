@@ -30,6 +30,9 @@ mod locks_ticket;
 #[path = "../examples/features/archived_email.rs"]
 mod archived_email;
 
+#[path = "../examples/features/typed_paths.rs"]
+mod typed_paths;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn upsert_stores_one_user_for_concurrent_first_requests() {
     let t = TestDb::new().await;
@@ -121,5 +124,20 @@ async fn archived_email_keeps_one_active_account_and_refuses_the_stale_holder() 
     assert_eq!((o.with_email, o.active_after), (2, 1), "{o:?}");
     assert!(o.stale_refused && o.stale_release_lost, "{o:?}");
     assert_eq!(o.stored_name, "Ann (current holder)");
+    t.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typed_paths_query_claim_and_check_a_nested_path() {
+    let t = TestDb::new().await;
+    let o = typed_paths::run(&t.db).await.expect("ran");
+    assert_eq!(
+        o.paths,
+        ["customer.emailAddress", "replies.by", "viewCount"]
+    );
+    assert_eq!(o.open_priorities, [5, 2, 1]);
+    assert_eq!((o.answered_by_ann, o.claimed_priority), (2, Some(5)));
+    assert_eq!(o.stale_refused_paths, ["customer.emailAddress"]);
+    assert_eq!(o.stored, ("carl@example.org".to_string(), 1, Some(1)));
     t.finish().await;
 }
