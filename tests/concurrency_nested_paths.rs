@@ -11,7 +11,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use common::with_parents;
+use common::{stored, two_copies, with_parents};
 
 use odm::prelude::*;
 use odm::testing::TestDb;
@@ -75,6 +75,12 @@ macro_rules! account_model {
                     note: String::new(),
                 }
             }
+
+            /// What the first copy of `stale_copy` stores.
+            fn approved(id: ObjectId) -> Self {
+                let status = "APPROVED".into();
+                $name { id, status, ..$name::fresh() }
+            }
         }
     };
 }
@@ -101,8 +107,7 @@ async fn stale_copy<T: Document>(
     second: impl FnOnce(&mut T),
 ) -> Doc<T> {
     model.create(value).await.unwrap();
-    let mut a = model.find_by_id(id).await.unwrap().unwrap();
-    let mut b = model.find_by_id(id).await.unwrap().unwrap();
+    let (mut a, mut b) = two_copies(model, id).await;
     first(&mut a);
     a.save().await.unwrap();
     assert_eq!(a.version(), Some(1));
@@ -110,14 +115,11 @@ async fn stale_copy<T: Document>(
     b
 }
 
-/// The stored document, read raw.
-async fn stored<T: Document>(model: &Model<T>, id: ObjectId) -> odm::bson::Document {
-    model
-        .collection()
-        .find_one(doc! { "_id": id })
-        .await
-        .unwrap()
-        .expect("stored")
+/// What `value` stores at `version`.
+fn stored_as<T: Serialize>(value: &T, version: i32) -> odm::bson::Document {
+    let mut doc = odm::bson::to_document(value).unwrap();
+    doc.insert("__v", version);
+    doc
 }
 
 /// `r` is the `Error::Version` of a save expecting version 0.
@@ -179,12 +181,8 @@ async fn include_checks_changes_at_under_or_above_a_listed_path() {
         assert_eq!(update.get_document("$inc").unwrap(), &doc! { "__v": 1 });
         expect_version(b.save().await, paths);
         // Nothing of the stale copy landed.
-        let mut expected = Included::fresh();
-        expected.id = id;
-        expected.status = "APPROVED".into();
-        let mut doc = odm::bson::to_document(&expected).unwrap();
-        doc.insert("__v", 1);
-        assert_eq!(stored(&m, id).await, doc, "{paths:?}");
+        let expected = stored_as(&Included::approved(id), 1);
+        assert_eq!(stored(&m, id).await, expected, "{paths:?}");
     }
     t.finish().await;
 }
@@ -242,9 +240,7 @@ async fn include_lets_changes_elsewhere_land() {
         // Both landed: the first copy's status and this change.
         let mut expected = Included::clone(&b);
         expected.status = "APPROVED".into();
-        let mut doc = odm::bson::to_document(&expected).unwrap();
-        doc.insert("__v", 1);
-        assert_eq!(stored(&m, id).await, doc, "{update}");
+        assert_eq!(stored(&m, id).await, stored_as(&expected, 1), "{update}");
     }
     t.finish().await;
 }
@@ -286,9 +282,7 @@ async fn exclude_lets_changes_at_or_under_a_listed_path_land() {
     b.save().await.unwrap();
     let mut expected = Excluded::clone(&b);
     expected.status = "APPROVED".into();
-    let mut doc = odm::bson::to_document(&expected).unwrap();
-    doc.insert("__v", 1);
-    assert_eq!(stored(&m, id).await, doc);
+    assert_eq!(stored(&m, id).await, stored_as(&expected, 1));
     t.finish().await;
 }
 
@@ -323,12 +317,8 @@ async fn exclude_checks_a_save_with_any_change_outside_or_above() {
         let mut b = stale_copy(&m, value, id, |a| a.status = "APPROVED".into(), second).await;
         assert_eq!(b.changes().unwrap().0, doc! { "_id": id, "__v": 0 });
         expect_version(b.save().await, paths);
-        let mut expected = Excluded::fresh();
-        expected.id = id;
-        expected.status = "APPROVED".into();
-        let mut doc = odm::bson::to_document(&expected).unwrap();
-        doc.insert("__v", 1);
-        assert_eq!(stored(&m, id).await, doc, "{paths:?}");
+        let expected = stored_as(&Excluded::approved(id), 1);
+        assert_eq!(stored(&m, id).await, expected, "{paths:?}");
     }
     t.finish().await;
 }

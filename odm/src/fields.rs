@@ -91,30 +91,9 @@ pub struct FieldPath<T, P> {
 }
 
 impl<T, P: Prefix> FieldPath<T, P> {
-    #[doc(hidden)]
-    pub const NEW: Self = FieldPath {
-        _marker: PhantomData,
-    };
-
     /// The dotted BSON path: `"comments.text"`.
     pub const fn as_str(&self) -> &'static str {
         P::PATH
-    }
-}
-
-impl<T, P> Clone for FieldPath<T, P> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<T, P> Copy for FieldPath<T, P> {}
-
-impl<T: Nest, P: Prefix> Deref for FieldPath<T, P> {
-    type Target = <T::Elem as Fields>::Paths<P>;
-
-    fn deref(&self) -> &Self::Target {
-        <Self::Target as PathSet>::REF
     }
 }
 
@@ -161,28 +140,49 @@ pub struct Flattened<T, P> {
     _marker: PhantomData<fn() -> (T, P)>,
 }
 
-impl<T, P: Prefix> Flattened<T, P> {
-    #[doc(hidden)]
-    pub const NEW: Self = Flattened {
-        _marker: PhantomData,
+/// What [`FieldPath`] and [`Flattened`] share: both are zero-sized steps
+/// of a path, which lead to the fields of `T` (when it has them) under `P`.
+macro_rules! step_impls {
+    ($step:ident) => {
+        impl<T, P: Prefix> $step<T, P> {
+            #[doc(hidden)]
+            pub const NEW: Self = $step {
+                _marker: PhantomData,
+            };
+        }
+
+        impl<T, P> Clone for $step<T, P> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+
+        impl<T, P> Copy for $step<T, P> {}
+
+        impl<T: Nest, P: Prefix> Deref for $step<T, P> {
+            type Target = <T::Elem as Fields>::Paths<P>;
+
+            fn deref(&self) -> &Self::Target {
+                <Self::Target as PathSet>::REF
+            }
+        }
+
+        impl<T, P: Prefix> Step for $step<T, P> {
+            const PATH: &'static str = P::PATH;
+        }
+
+        impl<T: Nest, P: Prefix> Descend for $step<T, P> {
+            type Sub = <T::Elem as Fields>::Paths<P>;
+        }
+
+        impl<T: MapOf, P: Prefix> DescendMap for $step<T, P> {
+            type Sub = <T::Elem as Fields>::Paths<Root>;
+        }
     };
 }
 
-impl<T, P> Clone for Flattened<T, P> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<T, P> Copy for Flattened<T, P> {}
-
-impl<T: Nest, P: Prefix> Deref for Flattened<T, P> {
-    type Target = <T::Elem as Fields>::Paths<P>;
-
-    fn deref(&self) -> &Self::Target {
-        <Self::Target as PathSet>::REF
-    }
-}
+step_impls!(FieldPath);
+step_impls!(Flattened);
 
 impl<T, P: Prefix> fmt::Debug for Flattened<T, P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -241,14 +241,9 @@ pub trait PathSet: 'static {
 }
 
 /// Types whose paths continue into a struct with [`Fields`]: the struct,
-/// and a `Vec`, `VecDeque`, array or `Option` of one.
+/// and a `Vec`, `VecDeque`, array or `Option` of one. (An unmet bound ends
+/// at `Fields`, whose message says what to derive.)
 #[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` has no typed field paths",
-    label = "`{Self}` has no field paths to go into",
-    note = "derive `odm::Fields` (or `odm::Document`) on a struct to give it paths; \
-            a `Vec`, `VecDeque`, array or `Option` of such a struct has them too"
-)]
 pub trait Nest {
     /// The struct the paths continue into.
     type Elem: Fields;
@@ -288,7 +283,7 @@ pub trait MapOf {
     type Elem: Fields;
 }
 
-impl<K, V: Nest, S: 'static> MapOf for std::collections::HashMap<K, V, S> {
+impl<K, V: Nest, S> MapOf for std::collections::HashMap<K, V, S> {
     type Elem = V::Elem;
 }
 
@@ -308,14 +303,6 @@ pub trait Step {
     const PATH: &'static str;
 }
 
-impl<T, P: Prefix> Step for FieldPath<T, P> {
-    const PATH: &'static str = P::PATH;
-}
-
-impl<T, P: Prefix> Step for Flattened<T, P> {
-    const PATH: &'static str = P::PATH;
-}
-
 /// A step whose field's type has [`Fields`] (through [`Nest`]).
 #[doc(hidden)]
 pub trait Descend {
@@ -323,27 +310,11 @@ pub trait Descend {
     type Sub: PathSet;
 }
 
-impl<T: Nest, P: Prefix> Descend for FieldPath<T, P> {
-    type Sub = <T::Elem as Fields>::Paths<P>;
-}
-
-impl<T: Nest, P: Prefix> Descend for Flattened<T, P> {
-    type Sub = <T::Elem as Fields>::Paths<P>;
-}
-
 /// A step whose field is a map of values with [`Fields`].
 #[doc(hidden)]
 pub trait DescendMap {
     /// The accessors of the fields of one value, relative to it.
     type Sub: PathSet;
-}
-
-impl<T: MapOf, P: Prefix> DescendMap for FieldPath<T, P> {
-    type Sub = <T::Elem as Fields>::Paths<Root>;
-}
-
-impl<T: MapOf, P: Prefix> DescendMap for Flattened<T, P> {
-    type Sub = <T::Elem as Fields>::Paths<Root>;
 }
 
 /// The accessors of a type, at the root.

@@ -24,4 +24,18 @@ struct Settings {
     prefs: std::collections::HashMap<String, bool>,
 }
 
+#[derive(Serialize, Deserialize, Fields)]
+struct Name {
+    first: String,
+}
+
+// A key after a struct: the field after it is not a map value's.
+#[derive(Serialize, Deserialize, Document)]
+#[odm(optimistic_concurrency(include(name."first".x)))]
+struct Person {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    name: Name,
+}
+
 fn main() {}
