@@ -3,8 +3,8 @@
 //! `prefs.*.seen`), against the server: two stale copies of one document,
 //! the first saving a checked change, the second saving a change at, under
 //! or above a listed path (refused with `Error::Version`) or elsewhere (both
-//! land); then many tasks at once. The matching itself is unit-tested in
-//! `odm/src/paths`.
+//! land); then many tasks at once, and a path through a flattened field.
+//! The matching itself is unit-tested in `odm/src/paths`.
 
 mod common;
 
@@ -396,5 +396,53 @@ async fn concurrent_saves_elsewhere_all_land() {
         }
         assert_eq!(d.prefs.len(), TASKS + 2);
     }
+    t.finish().await;
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Fields)]
+pub struct Audit {
+    pub reviewed_by: String,
+    pub views: i32,
+}
+
+/// A flattened struct's fields are stored at the top level: the listed
+/// path names it through the flattened field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(collection = "audited", optimistic_concurrency(include(audit.reviewed_by)))]
+pub struct Audited {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    #[serde(flatten)]
+    pub audit: Audit,
+}
+
+#[tokio::test]
+async fn a_listed_path_through_a_flattened_field() {
+    let t = TestDb::new().await;
+    let m = Audited::model(&t.db);
+    let id = ObjectId::new();
+    let audit = Audit {
+        reviewed_by: "ann".into(),
+        views: 0,
+    };
+    m.create(Audited { id, audit }).await.unwrap();
+    let (mut a, mut b) = two_copies(&m, id).await;
+    a.audit.reviewed_by = "bob".into();
+    assert_eq!(
+        a.changes(),
+        Some((
+            doc! { "_id": id, "__v": 0 },
+            doc! { "$set": { "reviewed_by": "bob" }, "$inc": { "__v": 1 } }
+        ))
+    );
+    a.save().await.unwrap();
+    b.audit.views = 1; // not listed: lands
+    b.save().await.unwrap();
+    b.audit.reviewed_by = "cid".into(); // listed: refused
+    expect_version(b.save().await, &["reviewed_by"]);
+    assert_eq!(
+        stored(&m, id).await,
+        doc! { "_id": id, "reviewed_by": "bob", "views": 1, "__v": 1 }
+    );
     t.finish().await;
 }

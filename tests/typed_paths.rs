@@ -91,6 +91,13 @@ pub struct Boxed<T> {
     pub address: Option<Address>,
 }
 
+/// A recursive embedded type: its paths go as deep as they are written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Fields)]
+pub struct Tree {
+    pub name: String,
+    pub children: Vec<Tree>,
+}
+
 #[test]
 fn paths_are_the_stored_names() {
     let f = Post::fields();
@@ -117,6 +124,10 @@ fn paths_are_the_stored_names() {
     assert_eq!(User::fields().email_address(), "emailAddress");
     assert_eq!(Boxed::<String>::fields().value(), "value");
     assert_eq!(Boxed::<u8>::fields().address().city(), "address.city");
+    assert_eq!(
+        Tree::fields().children().children().name(),
+        "children.children.name"
+    );
 }
 
 #[test]
