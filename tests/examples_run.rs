@@ -127,6 +127,31 @@ async fn archived_email_keeps_one_active_account_and_refuses_the_stale_holder() 
     t.finish().await;
 }
 
+#[path = "../examples/features/hooks.rs"]
+mod hooks;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hooks_keep_the_slug_and_guard_the_delete() {
+    let t = TestDb::new().await;
+    let o = hooks::run(&t.db).await.expect("ran");
+    assert_eq!(
+        o.slugs,
+        ["ada-lovelace", "ada-countess-of-lovelace"],
+        "{o:?}"
+    );
+    // Default versioning: a `$set` of two strings does not bump the version.
+    assert_eq!(o.version_after_rename, Some(0), "{o:?}");
+    assert!(o.empty_slug_refused, "{o:?}");
+    assert_eq!(
+        o.delete_refused,
+        "before_delete hook failed: make the profile private before deleting it"
+    );
+    // create, rename, the refused save, make private: the refused save's
+    // hook wrote its record before validation refused the save.
+    assert_eq!((o.deleted, o.audit_records), (true, 4), "{o:?}");
+    t.finish().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn typed_paths_query_claim_and_check_a_nested_path() {
     let t = TestDb::new().await;

@@ -16,6 +16,7 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     crate::check_index::check(cx, cont);
     crate::check_validate::check(cx, cont);
     check_timestamps(cx, cont);
+    crate::check_lifecycle::check(cx, cont);
 }
 
 /// `timestamps` needs two distinct stored fields under its BSON names; their

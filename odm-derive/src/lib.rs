@@ -8,11 +8,13 @@
 mod ast;
 mod attr;
 mod attr_index;
+mod attr_lifecycle;
 mod attr_paths;
 mod attr_validate;
 mod case;
 mod check;
 mod check_index;
+mod check_lifecycle;
 mod check_paths;
 mod check_validate;
 mod ctxt;

@@ -44,6 +44,13 @@ pub enum Error {
     /// A fenced write was refused: the document already holds a larger
     /// fencing token, written under a newer lease. Nothing was changed.
     Fenced(Box<FencedError>),
+    /// A save would change a field of the model's `shard_key`; nothing was
+    /// sent.
+    ShardKey(Box<ShardKeyError>),
+    /// A `before_save` / `before_delete` hook refused the operation (nothing
+    /// was sent), or an `after_save` / `after_delete` hook failed (the write
+    /// stands). See [`Hooks`](crate::Hooks).
+    Hook(Box<HookError>),
     /// Any other error from the MongoDB driver.
     Driver(mongodb::error::Error),
 }
@@ -61,6 +68,8 @@ impl fmt::Display for Error {
             Error::LeaseLost(e) => e.fmt(f),
             Error::LeaseTimeout(e) => e.fmt(f),
             Error::Fenced(e) => e.fmt(f),
+            Error::ShardKey(e) => e.fmt(f),
+            Error::Hook(e) => e.fmt(f),
             Error::Driver(e) => e.fmt(f),
         }
     }
@@ -70,6 +79,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Serialize(e) => Some(&**e),
+            Error::Hook(e) => Some(&*e.source),
             Error::Driver(e) => Some(e),
             _ => None,
         }
@@ -355,6 +365,63 @@ impl fmt::Display for FencedError {
             Some(stored) => write!(f, "the document holds the newer token {stored}"),
             None => f.write_str("the document holds a newer token"),
         }
+    }
+}
+
+/// A save that would change a shard key field of a stored document.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ShardKeyError {
+    /// The model's collection.
+    pub collection: String,
+    /// The `_id` of the document.
+    pub id: Bson,
+    /// The shard key field (BSON name).
+    pub field: String,
+    /// The path the save would have written (the field or a path under it).
+    pub path: String,
+}
+
+impl fmt::Display for ShardKeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cannot change shard key field \"{}\" (path \"{}\") of document \"{}\" in collection \"{}\": a stored document keeps its shard key; nothing was sent",
+            self.field,
+            self.path,
+            id_text(&self.id),
+            self.collection
+        )
+    }
+}
+
+/// The error of a document hook (see [`Hooks`](crate::Hooks)).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct HookError {
+    /// The hook that failed: `before_save`, `after_save`, `before_delete`
+    /// or `after_delete`.
+    pub hook: &'static str,
+    /// What the hook returned.
+    pub source: Box<dyn std::error::Error + Send + Sync>,
+}
+
+impl fmt::Display for HookError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} hook failed: {}", self.hook, self.source)
+    }
+}
+
+impl Error {
+    /// The error a hook returns to refuse an operation, from anything that
+    /// is an error (a `String` or `&str` too):
+    /// `return Err(Error::hook("a closed account cannot be saved"))`. The
+    /// hook's name is filled in when odm runs it.
+    pub fn hook(reason: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Error {
+        Error::Hook(Box::new(HookError {
+            hook: "",
+            source: reason.into(),
+        }))
     }
 }
 

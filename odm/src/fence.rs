@@ -59,11 +59,9 @@ pub(crate) async fn refusal(
     let action = docs
         .find_one(refusing(filter.clone(), token))
         .projection(doc! { FENCE: 1 });
-    let found = match session {
-        Some(s) => action.session(s).await,
-        None => action.await,
-    }
-    .map_err(Error::Driver)?;
+    let found = crate::session::send(action, session)
+        .await
+        .map_err(Error::Driver)?;
     Ok(found.map(|stored| {
         Error::Fenced(Box::new(FencedError {
             collection: collection.name().to_string(),

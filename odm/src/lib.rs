@@ -287,10 +287,10 @@
 //! queue), `unique_index` ([`Error::DuplicateKey`] naming the index),
 //! `optimistic_concurrency` (two stale copies), `retry` (concurrent
 //! counters), `transaction` (a transfer, rolled back), and for locks
-//! `locks_ticket` and `archived_email` (see [Locks](#locks)), and
-//! `typed_paths` ([field paths](#field-paths) in queries and in
-//! `optimistic_concurrency`). Their code is in `examples/features/`;
-//! `tests/examples_run.rs` runs each.
+//! `locks_ticket` and `archived_email` (see [Locks](#locks)), `hooks`
+//! (see [Hooks](#hooks)), and `typed_paths` ([field paths](#field-paths)
+//! in queries and in `optimistic_concurrency`). Their code is in
+//! `examples/features/`; `tests/examples_run.rs` runs each.
 //!
 //! ## Locks
 //!
@@ -389,13 +389,63 @@
 //! }
 //! ```
 //!
+//! ## Hooks
+//!
+//! `#[odm(hooks)]` plus `impl Hooks for Model` runs async code around
+//! saves and deletes: `before_save` may change the document (the change
+//! goes out in the same single write) or refuse with [`Error::hook`]
+//! (nothing is sent); validators run after it, on what it left, so a hook
+//! cannot store what the validators refuse (Mongoose validates first);
+//! `after_save` runs once the write landed, and its error is returned
+//! while the write stands. [`HookContext`] hands a hook the operation's
+//! session (inside a transaction, a hook's own writes join it) and the
+//! database. `before_delete` / `after_delete` work the same way around
+//! [`Doc::delete`]. [`Doc::changes`] shows a save before its hooks run.
+//! See [`hooks`] and the `hooks` example.
+//!
+//! ```
+//! # use odm::prelude::*;
+//! # use odm::{HookContext, Hooks};
+//! # use serde::{Deserialize, Serialize};
+//! #[derive(Debug, Serialize, Deserialize, Document)]
+//! #[odm(hooks)]
+//! pub struct Tag {
+//!     #[serde(rename = "_id")]
+//!     pub id: ObjectId,
+//!     pub label: String,
+//! }
+//!
+//! impl Hooks for Tag {
+//!     async fn before_save(&mut self, _ctx: &mut HookContext<'_>) -> odm::Result<()> {
+//!         self.label = self.label.trim().to_lowercase();
+//!         Ok(())
+//!     }
+//! }
+//! ```
+//!
+//! ## Shard keys
+//!
+//! On a sharded collection MongoDB routes a targeted write by the shard
+//! key, so `#[odm(shard_key(tenant_id, region))]` puts those fields, with
+//! their values as loaded (a field the stored document lacks as `null`),
+//! into the filter of every save, reload and delete (`changes()` shows
+//! them). A save that changes a shard key field of a stored document fails
+//! with [`Error::ShardKey`] before anything is sent: delete and insert the
+//! document instead. What is tested: the filters odm sends, that a document
+//! whose stored key differs from the loaded one is not matched, and the
+//! refusal, against a one-node replica set. What is not: a real sharded
+//! cluster (mongos routing, chunk migrations), which cannot be started
+//! here. Upserts and claims take their filter from the caller, who must
+//! include the shard key there.
+//!
 //! ## Errors
 //!
 //! [`Error`] is `#[non_exhaustive]`; the variants to match on are
 //! [`Error::Version`] (a stale copy), [`Error::NotFound`],
 //! [`Error::Validation`], [`Error::DuplicateKey`], [`Error::Index`],
 //! [`Error::Deserialize`] (a stored document that does not fit the type,
-//! naming its id and the field), and for locks [`Error::LeaseLost`],
+//! naming its id and the field), [`Error::ShardKey`], [`Error::Hook`],
+//! and for locks [`Error::LeaseLost`],
 //! [`Error::LeaseTimeout`] and [`Error::Fenced`]. Large payloads are boxed so `odm::Result`
 //! stays small; reach their fields as usual (`Err(Error::Version(e)) =>
 //! e.version`).
@@ -404,6 +454,7 @@
 
 mod atomic;
 mod codec;
+mod delete;
 mod diff;
 mod doc;
 mod document;
@@ -411,6 +462,7 @@ mod error;
 mod fence;
 pub mod fields;
 mod guard;
+pub mod hooks;
 pub mod index;
 mod insert_id;
 pub mod lock;
@@ -420,8 +472,12 @@ mod paths;
 mod query;
 mod rawde;
 mod rawser;
+mod reload;
+mod request;
 mod save;
+mod session;
 mod strict;
+mod timestamps;
 pub mod validate;
 mod version_key;
 mod versioning;
@@ -435,17 +491,21 @@ pub mod testing;
 pub use atomic::{
     transaction, Claim, DocCheckpoint, Rollback, Transaction, UpdateWithRetry, Upsert,
 };
+pub use delete::Delete;
 pub use doc::Doc;
 pub use document::Document;
 pub use error::{
-    DeserializeError, DuplicateKeyError, Error, FencedError, LeaseLostError, LeaseTimeoutError,
-    NotFoundError, Result, ValidationError, ValidationErrors, VersionError,
+    DeserializeError, DuplicateKeyError, Error, FencedError, HookError, LeaseLostError,
+    LeaseTimeoutError, NotFoundError, Result, ShardKeyError, ValidationError, ValidationErrors,
+    VersionError,
 };
 pub use fields::{FieldPath, Fields, Flattened};
-pub use index::{IndexError, SyncReport};
+pub use hooks::{HookContext, Hooks};
+pub use index::{IndexError, SyncIndexes, SyncReport};
 pub use meta::{Concurrency, Meta, Timestamps, Versioning};
 pub use model::Model;
 pub use query::{Count, Create, Find, FindOne};
+pub use reload::Reload;
 pub use save::{BoxFuture, Save};
 pub use validate::Validate;
 

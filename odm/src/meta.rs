@@ -51,6 +51,10 @@ pub struct Meta {
     pub indexes: &'static [crate::index::IndexSpec],
     /// `#[odm(timestamps)]`: the BSON names of the two timestamp fields.
     pub timestamps: Option<Timestamps>,
+    /// `#[odm(shard_key(..))]`: the BSON names of the shard key fields.
+    pub shard_key: &'static [&'static str],
+    /// `#[odm(hooks)]`: the model implements [`Hooks`](crate::Hooks).
+    pub hooks: bool,
 }
 
 /// The fields `#[odm(timestamps)]` maintains, by BSON name.

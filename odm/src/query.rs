@@ -87,10 +87,7 @@ impl<'a, T: Document> IntoFuture for Create<'a, T> {
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(async move {
             let mut doc = self.model.new_doc(self.value);
-            match self.session {
-                Some(s) => doc.save().session(s).await?,
-                None => doc.save().await?,
-            }
+            crate::session::send(doc.save(), self.session).await?;
             Ok(doc)
         })
     }
@@ -132,10 +129,7 @@ impl<'a, T: Document> IntoFuture for FindOne<'a, T> {
                 .raw_collection()
                 .find_one(self.filter)
                 .with_options(options);
-            let found = match self.session {
-                Some(s) => action.session(s).await,
-                None => action.await,
-            };
+            let found = crate::session::send(action, self.session).await;
             match found.map_err(Error::Driver)? {
                 Some(raw) => Ok(Some(self.model.track(raw)?)),
                 None => Ok(None),
@@ -238,10 +232,7 @@ impl<'a, T: Document> IntoFuture for Count<'a, T> {
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(async move {
             let action = self.model.collection().count_documents(self.filter);
-            let counted = match self.session {
-                Some(s) => action.session(s).await,
-                None => action.await,
-            };
+            let counted = crate::session::send(action, self.session).await;
             counted.map_err(|e| from_driver(e, self.model.name()))
         })
     }

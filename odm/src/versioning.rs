@@ -122,16 +122,17 @@ pub(crate) fn int(n: i64) -> Bson {
     }
 }
 
-/// `{_id, [version], [guards]}`: the filter of a save (see
+/// `{_id, [shard key], [version], [guards]}`: the filter of a save of the
+/// document stored as `target` (`{_id, shard key}`; see
 /// [`guard`](crate::guard) for what the guards require).
 pub(crate) fn filter(
-    id: &Bson,
+    target: &Document,
     key: Option<&str>,
     version: Option<i64>,
     effect: Effect,
     changes: &[Change],
 ) -> Document {
-    let mut filter = doc! { "_id": id.clone() };
+    let mut filter = target.clone();
     if let (true, Some(key), Some(version)) = (effect.check, key, version) {
         filter.insert(key, int(version));
     }

@@ -7,6 +7,15 @@ use syn::spanned::Spanned;
 use crate::ast::Container;
 use crate::attr::ConcurrencyAttr;
 
+/// BSON names of the fields named by `idents`.
+fn bson_names(cont: &Container, idents: &[syn::Ident]) -> Vec<String> {
+    idents
+        .iter()
+        .filter_map(|i| cont.field_named(i))
+        .map(|f| f.bson_name.clone())
+        .collect()
+}
+
 /// The dotted BSON paths of the listed paths, as constant expressions.
 fn bson_paths(cont: &Container, paths: &[crate::attr_paths::ListedPath]) -> Vec<TokenStream> {
     paths
@@ -56,6 +65,12 @@ pub fn impl_document(cont: &Container) -> TokenStream {
     let validate = super::validate::document_method(cont);
     let (timestamps, stamp) = timestamps(cont);
     let set_id = super::id::set_id_method(cont);
+    let shard_key = match &cont.attrs.shard_key {
+        Some((_, idents)) => bson_names(cont, idents),
+        None => Vec::new(),
+    };
+    let hooks = cont.attrs.hooks.is_some();
+    let hook_methods = super::hooks::hook_methods(cont);
     quote! {
         impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {
             #validate
@@ -71,11 +86,14 @@ pub fn impl_document(cont: &Container) -> TokenStream {
                     fields: &[#(#fields),*],
                     indexes: #indexes,
                     timestamps: #timestamps,
+                    shard_key: &[#(#shard_key),*],
+                    hooks: #hooks,
                 };
                 &META
             }
             #stamp
             #set_id
+            #hook_methods
         }
     }
 }

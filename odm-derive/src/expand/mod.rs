@@ -2,6 +2,7 @@
 
 mod bounds;
 pub mod fields;
+mod hooks;
 mod id;
 pub(crate) mod indexes;
 mod meta;

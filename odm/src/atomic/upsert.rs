@@ -7,13 +7,14 @@ use mongodb::bson::{Bson, Document as BsonDocument};
 use mongodb::options::ReturnDocument;
 use mongodb::ClientSession;
 
-use super::{ops, timestamps};
+use super::ops;
 use crate::doc::Doc;
 use crate::document::Document;
 use crate::error::{from_driver, Error, NotFoundError, Result};
 use crate::lock::Lease;
 use crate::model::Model;
 use crate::save::BoxFuture;
+use crate::timestamps;
 
 /// How often an upsert is sent again when the server answers "ok" without a
 /// document (never on MongoDB; about 1% of contended upserts on SecantusDB).
@@ -193,10 +194,7 @@ async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
             .find_one_and_update(sent.clone(), update.clone())
             .upsert(true)
             .return_document(ReturnDocument::After);
-        let result = match session.as_deref_mut() {
-            Some(s) => action.session(s).await,
-            None => action.await,
-        };
+        let result = crate::session::send(action, session.as_deref_mut()).await;
         match result {
             Ok(Some(raw)) => return model.track(raw),
             Ok(None) if empty_answers < EMPTY_ANSWER_RETRIES => empty_answers += 1,

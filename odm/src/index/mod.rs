@@ -83,7 +83,7 @@ use std::fmt;
 use mongodb::bson::{doc, Bson, Document as BsonDocument};
 
 pub(crate) use duplicate::{complete_insert, index_from_message, server_details};
-pub use sync::SyncReport;
+pub use sync::{SyncIndexes, SyncReport};
 
 /// One declared index, as the derive records it.
 #[derive(Debug, Clone, Copy, PartialEq)]

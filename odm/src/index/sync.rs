@@ -1,17 +1,51 @@
 //! `Model::sync_indexes`: make the declared indexes exist, never touching
 //! an index that is in the way.
 
+use std::future::IntoFuture;
+
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Bson, Document as BsonDocument};
 use mongodb::error::ErrorKind;
+use mongodb::ClientSession;
 
 use super::{IndexError, IndexErrorKind, IndexSpec};
 use crate::document::Document;
 use crate::error::{Error, Result};
 use crate::model::Model;
+use crate::save::BoxFuture;
+use crate::session::send;
 
 /// The server's code for `listIndexes` on a collection that does not exist.
 const NAMESPACE_NOT_FOUND: i32 = 26;
+
+/// A pending [`Model::sync_indexes`]; `.await` it, optionally after
+/// [`session`](SyncIndexes::session).
+#[must_use = "no index is created until it is awaited"]
+pub struct SyncIndexes<'a, T: Document> {
+    model: &'a Model<T>,
+    session: Option<&'a mut ClientSession>,
+}
+
+impl<'a, T: Document> SyncIndexes<'a, T> {
+    /// Creates the indexes inside `session` and its transaction, if one is
+    /// open (MongoDB >= 4.4 creates an index inside a transaction only on
+    /// a collection that does not exist yet or that the transaction
+    /// created). The existing indexes are listed outside the session, as
+    /// committed: MongoDB cannot list indexes inside a transaction.
+    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
+        self.session = Some(session);
+        self
+    }
+}
+
+impl<'a, T: Document> IntoFuture for SyncIndexes<'a, T> {
+    type Output = Result<SyncReport>;
+    type IntoFuture = BoxFuture<'a, Result<SyncReport>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.model.sync(self.session))
+    }
+}
 
 /// What [`Model::sync_indexes`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -44,7 +78,16 @@ impl<T: Document> Model<T> {
     /// declare are left alone and listed in [`SyncReport::extra`]. A server
     /// that refuses to create an index gives [`IndexErrorKind::Refused`]
     /// with its code and message.
-    pub async fn sync_indexes(&self) -> Result<SyncReport> {
+    ///
+    /// `.await` it, optionally after [`session`](SyncIndexes::session).
+    pub fn sync_indexes(&self) -> SyncIndexes<'_, T> {
+        SyncIndexes {
+            model: self,
+            session: None,
+        }
+    }
+
+    async fn sync(&self, mut session: Option<&mut ClientSession>) -> Result<SyncReport> {
         let existing = self.list_index_documents().await?;
         let declared = self.indexes();
         let mut report = SyncReport::default();
@@ -81,18 +124,17 @@ impl<T: Document> Model<T> {
             .map(str::to_string)
             .collect();
         for spec in missing {
-            self.create_index_document(spec).await?;
+            self.create_index_document(spec, session.as_deref_mut())
+                .await?;
             report.created.push(spec.name.to_string());
         }
         Ok(report)
     }
 
-    fn database(&self) -> mongodb::Database {
-        let namespace = self.collection().namespace();
-        self.collection().client().database(&namespace.db)
-    }
-
-    /// `listIndexes`, as documents; empty when the collection does not exist.
+    /// `listIndexes`, as documents; empty when the collection does not
+    /// exist. Read outside any session: MongoDB refuses `listIndexes` in
+    /// a transaction (and aborts the transaction), and the driver does not
+    /// say whether a session has one open.
     async fn list_index_documents(&self) -> Result<Vec<BsonDocument>> {
         let listed = self
             .database()
@@ -106,12 +148,17 @@ impl<T: Document> Model<T> {
         cursor.try_collect().await.map_err(Error::Driver)
     }
 
-    async fn create_index_document(&self, spec: &IndexSpec) -> Result<()> {
+    async fn create_index_document(
+        &self,
+        spec: &IndexSpec,
+        session: Option<&mut ClientSession>,
+    ) -> Result<()> {
         let command = doc! {
             "createIndexes": self.name(),
             "indexes": [spec.to_document()],
         };
-        match self.database().run_command(command).await {
+        let database = self.database();
+        match send(database.run_command(command), session).await {
             Ok(_) => Ok(()),
             Err(e) => match &*e.kind {
                 ErrorKind::Command(c) => Err(Error::Index(Box::new(IndexError {

@@ -209,15 +209,15 @@ fn filter_and_update_documents() {
         }
     );
     assert_eq!(
-        filter(&bson!(7), Some("__v"), Some(2), Effect::ALL, &[]),
+        filter(&doc! {"_id": 7}, Some("__v"), Some(2), Effect::ALL, &[]),
         doc! {"_id": 7, "__v": 2}
     );
     assert_eq!(
-        filter(&bson!(7), Some("__v"), Some(2), Effect::INC, &[]),
+        filter(&doc! {"_id": 7}, Some("__v"), Some(2), Effect::INC, &[]),
         doc! {"_id": 7}
     );
     assert_eq!(
-        filter(&bson!(7), Some("__v"), None, Effect::ALL, &[]),
+        filter(&doc! {"_id": 7}, Some("__v"), None, Effect::ALL, &[]),
         doc! {"_id": 7}
     );
     assert_eq!(update(&[], Some("__v"), Effect::WHERE), doc! {});
