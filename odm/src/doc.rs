@@ -152,7 +152,7 @@ impl<T: Document> Doc<T> {
     /// # Panics
     /// When the value cannot be serialized to BSON, or holds a top-level key
     /// that is not a field path (from a `#[serde(flatten)]` map): the save
-    /// would return that as [`Error::Serialize`].
+    /// would return that as [`Error::Serialize`](crate::Error::Serialize).
     pub fn changes(&self) -> Option<(BsonDocument, BsonDocument)> {
         let target = self.target()?;
         let plan = self.plan().expect("the document serializes to BSON");
