@@ -33,6 +33,9 @@ mod archived_email;
 #[path = "../examples/features/tracing.rs"]
 mod tracing_log;
 
+#[path = "../examples/features/typed_paths.rs"]
+mod typed_paths;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn upsert_stores_one_user_for_concurrent_first_requests() {
     let t = TestDb::new().await;
@@ -149,6 +152,21 @@ async fn hooks_keep_the_slug_and_guard_the_delete() {
     // create, rename, the refused save, make private: the refused save's
     // hook wrote its record before validation refused the save.
     assert_eq!((o.deleted, o.audit_records), (true, 4), "{o:?}");
+    t.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typed_paths_query_claim_and_check_a_nested_path() {
+    let t = TestDb::new().await;
+    let o = typed_paths::run(&t.db).await.expect("ran");
+    assert_eq!(
+        o.paths,
+        ["customer.emailAddress", "replies.by", "viewCount"]
+    );
+    assert_eq!(o.open_priorities, [5, 2, 1]);
+    assert_eq!((o.answered_by_ann, o.claimed_priority), (2, Some(5)));
+    assert_eq!(o.stale_refused_paths, ["customer.emailAddress"]);
+    assert_eq!(o.stored, ("carl@example.org".to_string(), 1, Some(1)));
     t.finish().await;
 }
 

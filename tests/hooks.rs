@@ -128,6 +128,11 @@ async fn stored(accounts: &Model<Account>, id: ObjectId) -> Option<odm::bson::Do
         .unwrap()
 }
 
+async fn stored_email(accounts: &Model<Account>, id: ObjectId) -> String {
+    let stored = stored(accounts, id).await.expect("stored");
+    stored.get_str("email").unwrap().to_string()
+}
+
 /// Counts the write commands the test's database receives.
 async fn writes_counter() -> (mongodb::Client, Arc<AtomicUsize>) {
     let count = Arc::new(AtomicUsize::new(0));
@@ -246,14 +251,7 @@ async fn validation_runs_on_what_before_save_left() {
         sent,
         "an invalid document is never sent"
     );
-    assert_eq!(
-        stored(&accounts, a.id)
-            .await
-            .unwrap()
-            .get_str("email")
-            .unwrap(),
-        "a@x.y"
-    );
+    assert_eq!(stored_email(&accounts, a.id).await, "a@x.y");
     client.shutdown().await;
     t.finish().await;
 }
@@ -281,14 +279,7 @@ async fn an_after_save_error_is_returned_but_the_write_stands() {
         ]
     );
     // The write landed and the Doc moved on with it: no pending change.
-    assert_eq!(
-        stored(&accounts, a.id)
-            .await
-            .unwrap()
-            .get_str("email")
-            .unwrap(),
-        "b@x.y"
-    );
+    assert_eq!(stored_email(&accounts, a.id).await, "b@x.y");
     assert_eq!((a.changes(), a.saves), (None, 2));
     t.finish().await;
 }
@@ -318,14 +309,7 @@ async fn hooks_join_the_transaction_of_the_save() {
             .unwrap(),
         0
     );
-    assert_eq!(
-        stored(&accounts, a.id)
-            .await
-            .unwrap()
-            .get_str("email")
-            .unwrap(),
-        "a@x.y"
-    );
+    assert_eq!(stored_email(&accounts, a.id).await, "a@x.y");
 
     // Committed: both are stored.
     a.reload().await.unwrap();
@@ -341,14 +325,7 @@ async fn hooks_join_the_transaction_of_the_save() {
             .unwrap(),
         1
     );
-    assert_eq!(
-        stored(&accounts, a.id)
-            .await
-            .unwrap()
-            .get_str("email")
-            .unwrap(),
-        "c@x.y"
-    );
+    assert_eq!(stored_email(&accounts, a.id).await, "c@x.y");
     drop(s);
     t.finish().await;
 }

@@ -6,6 +6,7 @@ use syn::{Ident, LitBool, LitStr, Token};
 
 use crate::attr_index::{self, FieldIndexAttrs, IndexAttr};
 use crate::attr_lifecycle;
+use crate::attr_paths::ListedPath;
 use crate::attr_validate::{ContainerRules, FieldRules};
 use crate::case::RenameRule;
 use crate::ctxt::Ctxt;
@@ -47,8 +48,8 @@ impl<'c, T> Attr<'c, T> {
 /// `optimistic_concurrency` as written.
 pub enum ConcurrencyAttr {
     All,
-    Include(Vec<Ident>),
-    Exclude(Vec<Ident>),
+    Include(Vec<ListedPath>),
+    Exclude(Vec<ListedPath>),
 }
 
 /// The container's `#[odm(...)]` and serde attributes.
@@ -240,12 +241,7 @@ fn parse_concurrency(meta: &ParseNestedMeta) -> syn::Result<ConcurrencyAttr> {
             )));
         }
         nested_first_error(&inner, |field| {
-            match field.path.get_ident() {
-                Some(ident) if field.input.is_empty() || field.input.peek(Token![,]) => {
-                    fields.push(ident.clone())
-                }
-                _ => return Err(field.error("expected a field name")),
-            }
+            fields.push(crate::attr_paths::parse_listed(&field)?);
             Ok(())
         })?;
         mode = Some(if is_include {

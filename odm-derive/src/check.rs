@@ -96,14 +96,15 @@ fn check_versioning_off(cx: &Ctxt, cont: &Container) {
     }
 }
 
-/// `include(..)` / `exclude(..)` name fields of the struct.
+/// `include(..)` / `exclude(..)` paths start at fields of the struct; the
+/// rest of each path is checked by `check_paths`.
 fn check_concurrency_fields(cx: &Ctxt, cont: &Container) {
-    let (which, idents) = match &cont.attrs.concurrency {
-        Some((_, ConcurrencyAttr::Include(idents))) => ("include", idents),
-        Some((_, ConcurrencyAttr::Exclude(idents))) => ("exclude", idents),
+    let (which, paths) = match &cont.attrs.concurrency {
+        Some((_, ConcurrencyAttr::Include(paths))) => ("include", paths),
+        Some((_, ConcurrencyAttr::Exclude(paths))) => ("exclude", paths),
         _ => return,
     };
-    for ident in idents {
+    for ident in paths.iter().map(|p| &p.first) {
         if cont.field_named(ident).is_none() {
             let names: Vec<String> = cont.fields.iter().map(|f| f.ident.to_string()).collect();
             cx.error_spanned_by(
@@ -116,11 +117,7 @@ fn check_concurrency_fields(cx: &Ctxt, cont: &Container) {
             );
         }
     }
-    for (i, ident) in idents.iter().enumerate() {
-        if idents[..i].contains(ident) {
-            cx.error_spanned_by(ident, format!("field `{ident}` is listed twice"));
-        }
-    }
+    crate::check_paths::check(cx, cont, which, paths);
 }
 
 /// No field may be stored under the version key's name.

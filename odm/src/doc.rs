@@ -148,7 +148,7 @@ impl<T: Document> Doc<T> {
     /// new (its save is an insert), or the value cannot be saved (it does
     /// not serialize to BSON, e.g. a `u64` above `i64::MAX` or a map with
     /// non-string keys, or it holds a top-level key that is not a field
-    /// path): then the save fails with [`Error::Serialize`] and sends
+    /// path): then the save fails with [`Error::Serialize`](crate::Error::Serialize) and sends
     /// nothing. [`try_changes`](Doc::try_changes) tells that case apart.
     /// With `#[odm(hooks)]` it shows the save before `before_save` runs:
     /// what the hook changes is not in it.
@@ -173,7 +173,7 @@ impl<T: Document> Doc<T> {
     /// saved: the keys the next update writes (`tags` for a push to or pull
     /// from `tags`, `comments.1.text` for an in-place change). Like
     /// [`changes`](Doc::changes), empty when the value cannot be saved
-    /// (the save then fails with [`Error::Serialize`] and writes nothing).
+    /// (the save then fails with [`Error::Serialize`](crate::Error::Serialize) and writes nothing).
     pub fn modified_paths(&self) -> Vec<String> {
         match self.plan() {
             Ok(plan) => versioning::modified_paths(&plan.changes),

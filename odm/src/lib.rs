@@ -49,7 +49,7 @@
 //! | `version_key = "rev"` | the version field in stored documents (default `__v`) |
 //! | `versioning = false` | no version at all |
 //! | `optimistic_concurrency` | every changing save checks and bumps the version |
-//! | `optimistic_concurrency(include(a, b))` / `(exclude(a, b))` | only changes to / outside these fields are checked |
+//! | `optimistic_concurrency(include(a, b))` / `(exclude(a, b))` | only changes to / outside these fields (or [paths](#field-paths): `profile.first_name`) are checked |
 //! | `validate = path` | a cross-field rule `fn(&Self) -> Result<(), ValidationError>` (repeatable) |
 //! | `index(keys(a = 1, b = -1), unique, sparse, partial(..), name = "..")` | a compound index |
 //!
@@ -225,6 +225,59 @@
 //! at TRACE the values too. Credentials never appear. Install any
 //! subscriber, e.g. `tracing_subscriber::fmt().with_max_level(Level::DEBUG).init()`.
 //!
+//! ## Field paths
+//!
+//! `User::fields().email()` is the stored name of `email` (`"email"`, with
+//! serde's renames), and a misspelled field does not compile; through an
+//! embedded struct deriving [`Fields`] it goes on:
+//! `Post::fields().comments().text()` is `"comments.text"`. Use them as
+//! keys of filters, sorts and updates: `doc! { User::fields().email():
+//! "a@b.c" }`. See [`fields`].
+//!
+//! `optimistic_concurrency(include(..))` and `exclude(..)` take such paths
+//! too, checked the same way: `profile.first_name`, a map key in quotes
+//! (`prefs."dark mode".enabled`), `*` for any key (`prefs.*.seen`). As in
+//! Mongoose, a save is checked under `include` when a change is at, under
+//! or above a listed path (`comments.2.text` and a push to `comments` both
+//! touch `comments.text`: array positions are not written), and under
+//! `exclude` unless every change is at or under a listed path.
+//!
+//! ```
+//! # use odm::prelude::*;
+//! # use serde::{Deserialize, Serialize};
+//! #[derive(Debug, Clone, Serialize, Deserialize, Fields)]
+//! pub struct Profile {
+//!     pub first_name: String,
+//!     pub last_name: String,
+//! }
+//!
+//! #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+//! #[odm(optimistic_concurrency(include(profile.first_name)))]
+//! pub struct User {
+//!     #[serde(rename = "_id")]
+//!     pub id: i64,
+//!     pub profile: Profile,
+//! }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> odm::Result<()> {
+//! # let client = mongodb::Client::with_uri_str("mongodb://127.0.0.1:9/").await?;
+//! let users = User::model(&client.database("app"));
+//! let stored = rawdoc! { "_id": 1_i64, "profile": { "first_name": "A", "last_name": "B" }, "__v": 0 };
+//!
+//! let mut user = users.hydrate(&stored)?;
+//! user.profile.last_name = "Byron".into();         // not listed: no version check
+//! assert!(!user.changes().unwrap().0.contains_key("__v"));
+//!
+//! let mut user = users.hydrate(&stored)?;
+//! user.profile.first_name = "Ada".into();          // listed: checked and bumped
+//! let (filter, update) = user.changes().unwrap();
+//! assert_eq!(filter, doc! { "_id": 1_i64, "__v": 0 });
+//! assert_eq!(update.get("$inc"), Some(&odm::bson::bson!({ "__v": 1 })));
+//! # client.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! ## Testing against a server
 //!
 //! With the `testing` feature, `odm::testing` starts a local
@@ -249,11 +302,12 @@
 //! happens: `upsert` (a new user's first request), `claim` (workers on one
 //! queue), `unique_index` ([`Error::DuplicateKey`] naming the index),
 //! `optimistic_concurrency` (two stale copies), `retry` (concurrent
-//! counters), `transaction` (a transfer, rolled back), `tracing` (the
-//! command log), and for locks
-//! `locks_ticket` and `archived_email` (see [Locks](#locks)), and `hooks`
-//! (see [Hooks](#hooks)). Their code
-//! is in `examples/features/`; `tests/examples_run.rs` runs each.
+//! counters), `transaction` (a transfer, rolled back), and for locks
+//! `locks_ticket` and `archived_email` (see [Locks](#locks)), `hooks`
+//! (see [Hooks](#hooks)), `typed_paths` ([field paths](#field-paths)
+//! in queries and in `optimistic_concurrency`), and `tracing` (the command
+//! log). Their code is in `examples/features/`; `tests/examples_run.rs`
+//! runs each.
 //!
 //! ## Locks
 //!
@@ -432,6 +486,7 @@ mod doc;
 mod document;
 mod error;
 mod fence;
+pub mod fields;
 mod guard;
 pub mod hooks;
 pub mod index;
@@ -439,6 +494,7 @@ mod insert_id;
 pub mod lock;
 mod meta;
 mod model;
+mod paths;
 mod query;
 mod rawde;
 mod rawser;
@@ -471,6 +527,7 @@ pub use error::{
     LeaseTimeoutError, NotFoundError, Result, ShardKeyError, ValidationError, ValidationErrors,
     VersionError,
 };
+pub use fields::{FieldPath, Fields, Flattened};
 pub use hooks::{HookContext, Hooks};
 pub use index::{IndexError, SyncIndexes, SyncReport};
 pub use model::Model;
@@ -486,12 +543,15 @@ pub use odm_derive::Document;
 /// `#[derive(Validate)]` for embedded sub-documents; see [`validate`].
 pub use odm_derive::Validate;
 
+/// `#[derive(Fields)]`: typed paths for embedded sub-documents; see [`fields`].
+pub use odm_derive::Fields;
+
 pub use mongodb::bson;
 
 /// Everything a model file needs: `use odm::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Doc, Document, Error, Model, Result, Validate, ValidationError, ValidationErrors,
+        Doc, Document, Error, Fields, Model, Result, Validate, ValidationError, ValidationErrors,
     };
     pub use mongodb::bson::oid::ObjectId;
     pub use mongodb::bson::{doc, rawdoc};

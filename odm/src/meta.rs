@@ -8,9 +8,11 @@ pub enum Concurrency {
     Off,
     /// `optimistic_concurrency`: every save that changes something is checked.
     All,
-    /// `optimistic_concurrency(include(..))`: BSON names of the checked fields.
+    /// `optimistic_concurrency(include(..))`: dotted BSON paths of the
+    /// checked fields (`$*` for any map key).
     Include(&'static [&'static str]),
-    /// `optimistic_concurrency(exclude(..))`: BSON names of the unchecked fields.
+    /// `optimistic_concurrency(exclude(..))`: dotted BSON paths of the
+    /// unchecked fields (`$*` for any map key).
     Exclude(&'static [&'static str]),
 }
 

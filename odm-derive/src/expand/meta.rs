@@ -16,6 +16,14 @@ fn bson_names(cont: &Container, idents: &[syn::Ident]) -> Vec<String> {
         .collect()
 }
 
+/// The dotted BSON paths of the listed paths, as constant expressions.
+fn bson_paths(cont: &Container, paths: &[crate::attr_paths::ListedPath]) -> Vec<TokenStream> {
+    paths
+        .iter()
+        .map(|p| super::fields::listed_path(cont, p))
+        .collect()
+}
+
 pub fn impl_document(cont: &Container) -> TokenStream {
     let ident = cont.ident;
     let mut generics = super::bounds::with_document_bounds(cont.original, false);
@@ -33,12 +41,12 @@ pub fn impl_document(cont: &Container) -> TokenStream {
     let concurrency = match &cont.attrs.concurrency {
         None => quote!(::odm::__private::Concurrency::Off),
         Some((_, ConcurrencyAttr::All)) => quote!(::odm::__private::Concurrency::All),
-        Some((_, ConcurrencyAttr::Include(idents))) => {
-            let names = bson_names(cont, idents);
+        Some((_, ConcurrencyAttr::Include(paths))) => {
+            let names = bson_paths(cont, paths);
             quote!(::odm::__private::Concurrency::Include(&[#(#names),*]))
         }
-        Some((_, ConcurrencyAttr::Exclude(idents))) => {
-            let names = bson_names(cont, idents);
+        Some((_, ConcurrencyAttr::Exclude(paths))) => {
+            let names = bson_paths(cont, paths);
             quote!(::odm::__private::Concurrency::Exclude(&[#(#names),*]))
         }
     };

@@ -1,6 +1,7 @@
 //! Code generation: the `Document` impl, holding data and a little glue.
 
 mod bounds;
+pub mod fields;
 mod hooks;
 mod id;
 mod indexes;
@@ -25,17 +26,20 @@ pub fn derive_document(input: &DeriveInput) -> TokenStream {
         (Ok(()), Some(container)) => {
             let document = meta::impl_document(&container);
             let validate = validate::impl_validate(&container);
-            wrap(quote!(#document #validate))
+            let fields = fields::impl_fields(&container);
+            wrap(quote!(#document #validate #fields))
         }
-        (Err(errors), container) => {
-            // The type checks of the generated code are independent of the
-            // attribute errors: report them in the same compile.
-            let type_checks = container
-                .as_ref()
-                .map(meta::skip_versioning_arrays)
-                .unwrap_or_default();
-            errors_with_stub(input, errors, type_checks)
+        // The type checks of the generated code are independent of the
+        // attribute errors: report them in the same compile. The paths are
+        // right even when an attribute is not, so uses of `T::fields()`
+        // raise no follow-on errors.
+        (Err(errors), Some(container)) => {
+            let type_checks = meta::skip_versioning_arrays(&container);
+            let stub = errors_with_stub(input, errors, type_checks);
+            let fields = wrap(fields::impl_fields(&container));
+            quote!(#stub #fields)
         }
+        (Err(errors), None) => errors_with_stub(input, errors, Default::default()),
         (Ok(()), None) => unreachable!("a missing container always records an error"),
     }
 }
