@@ -122,6 +122,19 @@ fn new_user(id: i32, email: &str) -> User {
     }
 }
 
+/// Creates user 1, forgets the events so far, then saves its email
+/// changed to [`EMAIL`].
+async fn created_then_renamed(users: &Model<User>, capture: &Capture) -> Doc<User> {
+    let mut user = users
+        .create(new_user(1, "first@example.com"))
+        .await
+        .unwrap();
+    capture.take();
+    user.email = EMAIL.into();
+    user.save().await.unwrap();
+    user
+}
+
 #[tokio::test]
 async fn a_save_is_one_debug_event_without_values() {
     let t = TestDb::new().await;
@@ -129,14 +142,7 @@ async fn a_save_is_one_debug_event_without_values() {
     users.sync_indexes().await.unwrap();
     let capture = Capture::new(Level::DEBUG);
     async {
-        let mut user = users
-            .create(new_user(1, "first@example.com"))
-            .await
-            .unwrap();
-        capture.take();
-
-        user.email = EMAIL.into();
-        user.save().await.unwrap();
+        let mut user = created_then_renamed(&users, &capture).await;
         let events = capture.take();
         assert_eq!(events.len(), 1, "{events:?}");
         let e = &events[0];
@@ -187,13 +193,7 @@ async fn values_appear_at_trace_level_only() {
     let users = User::model(&t.db);
     let capture = Capture::new(Level::TRACE);
     async {
-        let mut user = users
-            .create(new_user(1, "first@example.com"))
-            .await
-            .unwrap();
-        capture.take();
-        user.email = EMAIL.into();
-        user.save().await.unwrap();
+        created_then_renamed(&users, &capture).await;
         let found = users.find(doc! { "email": EMAIL }).await.unwrap();
         assert_eq!(found.len(), 1);
         let events = capture.take();
