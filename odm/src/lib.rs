@@ -361,6 +361,8 @@ pub mod lock;
 mod meta;
 mod model;
 mod query;
+#[cfg(test)]
+mod random_values;
 mod rawde;
 mod rawser;
 mod save;
