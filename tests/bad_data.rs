@@ -49,10 +49,17 @@ fn good(id: ObjectId) -> BsonDocument {
     }
 }
 
-/// Asserts that every loader refuses document `id` naming `path`, with
-/// exactly `message`, and that `find` over the whole collection (good
-/// documents included) fails on it too.
-async fn refused_by_every_loader(records: &Model<Record>, id: ObjectId, path: &str, message: &str) {
+/// Stores `bad` beside the good documents, asserts that every loader
+/// refuses it naming `path`, with exactly `message`, and that `find` over
+/// the whole collection fails on it too; then removes it.
+async fn refused_by_every_loader(
+    records: &Model<Record>,
+    bad: BsonDocument,
+    path: &str,
+    message: &str,
+) {
+    let id = bad.get_object_id("_id").unwrap();
+    insert(records, bad).await;
     let text = format!(
         "cannot load document \"{}\" from collection \"records\": field \"{path}\": {message}",
         id.to_hex()
@@ -83,6 +90,11 @@ async fn refused_by_every_loader(records: &Model<Record>, id: ObjectId, path: &s
         );
         assert_eq!(err.to_string(), text, "{loader}");
     }
+    records
+        .collection()
+        .delete_one(doc! { "_id": id })
+        .await
+        .unwrap();
 }
 
 async fn insert(records: &Model<Record>, document: BsonDocument) {
@@ -124,16 +136,9 @@ async fn a_value_of_the_wrong_type_is_named_by_every_loader() {
         ),
     ];
     for (field, value, path, message) in cases {
-        let id = ObjectId::new();
-        let mut bad = good(id);
+        let mut bad = good(ObjectId::new());
         bad.insert(field, value);
-        insert(&records, bad).await;
-        refused_by_every_loader(&records, id, path, message).await;
-        records
-            .collection()
-            .delete_one(doc! { "_id": id })
-            .await
-            .unwrap();
+        refused_by_every_loader(&records, bad, path, message).await;
     }
     t.finish().await;
 }
@@ -148,8 +153,7 @@ async fn a_missing_required_field_is_named_by_every_loader() {
         ("meta.city", "missing field `city`"),
         ("items.0.qty", "missing field `qty`"),
     ] {
-        let id = ObjectId::new();
-        let mut bad = good(id);
+        let mut bad = good(ObjectId::new());
         match path {
             "name" => {
                 bad.remove("name");
@@ -162,13 +166,7 @@ async fn a_missing_required_field_is_named_by_every_loader() {
                 items[0].as_document_mut().unwrap().remove("qty");
             }
         }
-        insert(&records, bad).await;
-        refused_by_every_loader(&records, id, path, message).await;
-        records
-            .collection()
-            .delete_one(doc! { "_id": id })
-            .await
-            .unwrap();
+        refused_by_every_loader(&records, bad, path, message).await;
     }
     t.finish().await;
 }

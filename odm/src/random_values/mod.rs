@@ -316,6 +316,12 @@ impl Rng {
 /// `base + i`, which a failure prints. Without `ODM_EQUIV_SEED` each run
 /// draws a new base, except under `CI`, which replays a fixed one.
 pub(crate) fn run_config() -> (u64, usize) {
+    static CONFIG: std::sync::OnceLock<(u64, usize)> = std::sync::OnceLock::new();
+    *CONFIG.get_or_init(config)
+}
+
+/// One base per process, so all equivalence tests print the same one.
+fn config() -> (u64, usize) {
     let base = match std::env::var("ODM_EQUIV_SEED") {
         Ok(s) => {
             let parsed = match s.strip_prefix("0x") {
@@ -335,4 +341,41 @@ pub(crate) fn run_config() -> (u64, usize) {
         .map(|n| n.parse().expect("ODM_EQUIV_CASES is a number"))
         .unwrap_or(100_000);
     (base, cases)
+}
+
+/// How the cases of an equivalence test went.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    /// Handled by the fast path (and equal to `bson`'s result).
+    pub fast: usize,
+    /// Left to `bson`, which handled them.
+    pub fallback: usize,
+    /// Refused by `bson` (and so left to it by the fast path).
+    pub refused: usize,
+}
+
+impl Tally {
+    /// Counts one case: whether the fast path handled it, whether `bson` did.
+    pub(crate) fn count(&mut self, fast: bool, bson: bool) {
+        match (fast, bson) {
+            (true, _) => self.fast += 1,
+            (false, true) => self.fallback += 1,
+            (false, false) => self.refused += 1,
+        }
+    }
+
+    /// A run of `cases` is no proof unless each outcome is common: at least
+    /// one case in 20 (checked from 10,000 cases on).
+    pub(crate) fn assert_each_outcome_common(&self, cases: usize) {
+        if cases < 10_000 {
+            return;
+        }
+        for (outcome, n) in [
+            ("fast", self.fast),
+            ("fallback", self.fallback),
+            ("refused", self.refused),
+        ] {
+            assert!(n >= cases / 20, "too few {outcome} cases: {self:?}");
+        }
+    }
 }

@@ -21,20 +21,9 @@ use serde::Serialize;
 
 use super::from_slice;
 use crate::codec::decode;
-use crate::random_values::{any_root, run_config, AnyRoot, External, Node, Rng, Root};
+use crate::random_values::{any_root, run_config, AnyRoot, External, Node, Rng, Root, Tally};
 use crate::strict::Strict;
 use crate::version_key::hidden;
-
-/// How the documents went, per decoding.
-#[derive(Debug, Default)]
-struct Tally {
-    /// Decoded by the fast path (and equal to `bson`'s value).
-    fast: usize,
-    /// Left to `bson`, which decoded them.
-    fallback: usize,
-    /// Refused by `bson` (and so left to it by the fast path).
-    refused: usize,
-}
 
 struct Case<'a> {
     bytes: &'a [u8],
@@ -68,15 +57,14 @@ impl Case<'_> {
                     "fast: {fast}\nbson: {slow}\n{}",
                     self.replay()
                 );
-                tally.fast += 1;
             }
             (Some(fast), Err(e)) => panic!(
                 "the fast path decoded what bson refuses ({e}): {fast}\n{}",
                 self.replay()
             ),
-            (None, Ok(_)) => tally.fallback += 1,
-            (None, Err(_)) => tally.refused += 1,
+            (None, _) => {}
         }
+        tally.count(fast.is_some(), slow.is_ok());
         // What a load calls (it only ever sees documents the driver read):
         // on every 8th document, the rest would only repeat the work above.
         if let (Ok(raw), 0) = (raw, self.seed % 8) {
@@ -187,17 +175,7 @@ fn run(from: usize, to: usize) {
     println!(
         "rawde equivalence, base seed {base:#x}, documents {from}..{to}: {tally:?}; as Document: {as_document:?}"
     );
-    // The run is no proof unless each outcome is common.
-    let n = to - from;
-    if n >= 10_000 {
-        for (outcome, count) in [
-            ("fast", tally.fast),
-            ("fallback", tally.fallback),
-            ("refused", tally.refused),
-        ] {
-            assert!(count >= n / 20, "too few {outcome} documents: {tally:?}");
-        }
-    }
+    tally.assert_each_outcome_common(to - from);
 }
 
 #[test]

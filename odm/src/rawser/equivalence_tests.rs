@@ -16,33 +16,20 @@ use serde::Serialize;
 use super::to_vec;
 use crate::codec::to_raw_sized;
 use crate::error::Error;
-use crate::random_values::{any_root, run_config, AnyRoot, Rng};
-
-/// How the values went.
-#[derive(Debug, Default)]
-struct Tally {
-    /// Written by the fast path (and equal to `bson`'s bytes).
-    fast: usize,
-    /// Left to `bson`, which wrote them.
-    fallback: usize,
-    /// Refused by `bson` (and so left to it by the fast path).
-    refused: usize,
-}
+use crate::random_values::{any_root, run_config, AnyRoot, Rng, Tally};
 
 fn check<T: Serialize + std::fmt::Debug>(value: &T, tally: &mut Tally, seed: u64) {
     let replay = || {
         format!("replay: ODM_EQUIV_SEED={seed:#x} ODM_EQUIV_CASES=1 cargo test -p odm --lib rawser::equivalence\nvalue: {value:?}")
     };
     let expected = mongodb::bson::to_raw_document_buf(value);
-    match (to_vec(value, 0), &expected) {
-        (Some(fast), Ok(doc)) => {
-            assert!(fast == doc.as_bytes(), "different bytes\n{}", replay());
-            tally.fast += 1;
-        }
+    let fast = to_vec(value, 0);
+    match (&fast, &expected) {
+        (Some(fast), Ok(doc)) => assert!(fast == doc.as_bytes(), "different bytes\n{}", replay()),
         (Some(_), Err(e)) => panic!("the fast path wrote what bson refuses: {e}\n{}", replay()),
-        (None, Ok(_)) => tally.fallback += 1,
-        (None, Err(_)) => tally.refused += 1,
+        (None, _) => {}
     }
+    tally.count(fast.is_some(), expected.is_ok());
     // odm's serialization is the fast path with `bson` behind it: checked
     // on every 8th value, the rest would only repeat the work above.
     if !seed.is_multiple_of(8) {
@@ -74,16 +61,7 @@ fn random_values_serialize_exactly_as_bson_does() {
         }
     }
     println!("rawser equivalence, base seed {base:#x}, {cases} values: {tally:?}");
-    // The run is no proof unless each outcome is common.
-    if cases >= 10_000 {
-        for (outcome, n) in [
-            ("fast", tally.fast),
-            ("fallback", tally.fallback),
-            ("refused", tally.refused),
-        ] {
-            assert!(n >= cases / 20, "too few {outcome} values: {tally:?}");
-        }
-    }
+    tally.assert_each_outcome_common(cases);
 }
 
 /// The `bson` release the fast paths (this serializer and `rawde`) were
