@@ -471,6 +471,8 @@ mod meta;
 mod model;
 mod paths;
 mod query;
+#[cfg(test)]
+mod random_values;
 mod rawde;
 mod rawser;
 mod reload;
