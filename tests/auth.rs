@@ -291,3 +291,22 @@ async fn scram_users_work_and_no_error_shows_the_password() {
     db.drop().await.unwrap();
     client.shutdown().await;
 }
+
+/// What the examples print of a URI never holds its password.
+#[test]
+fn printed_uris_hide_the_password() {
+    use odm::testing::redacted;
+    assert_eq!(
+        redacted("mongodb://ann:s3cret-Pw@db.example:27017/app?authSource=admin"),
+        "mongodb://ann:***@db.example:27017/app?authSource=admin"
+    );
+    assert_eq!(
+        redacted("mongodb+srv://ann:p%40ss@cluster.example/"),
+        "mongodb+srv://ann:***@cluster.example/"
+    );
+    let plain = "mongodb://127.0.0.1:27017/?directConnection=true";
+    assert_eq!(redacted(plain), plain);
+    // An `@` in the query is not a credential.
+    let query = "mongodb://h:1/?appName=a@b";
+    assert_eq!(redacted(query), query);
+}

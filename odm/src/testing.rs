@@ -57,6 +57,21 @@ pub fn uri() -> String {
     }
 }
 
+/// `uri` with any password replaced by `***`, for printing.
+pub fn redacted(uri: &str) -> String {
+    let Some((scheme, rest)) = uri.split_once("://") else {
+        return uri.to_string();
+    };
+    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => {
+            let user = rest[..at].split(':').next().unwrap_or("");
+            format!("{scheme}://{user}:***@{}", &rest[at + 1..])
+        }
+        None => uri.to_string(),
+    }
+}
+
 /// `true` when the tests run against the local SecantusDB server.
 pub fn is_local() -> bool {
     uri();
