@@ -18,7 +18,8 @@ mod feature;
 #[tokio::main]
 async fn main() -> odm::Result<()> {
     let uri = odm::testing::uri();
-    println!("typed_paths, against {uri}\n");
+    let shown = odm::testing::redacted(&uri);
+    println!("typed_paths, against {shown}\n");
     let client = mongodb::Client::with_uri_str(&uri).await?;
     let db = client.database(&format!("odm_typed_paths_{}", std::process::id()));
     let outcome = feature::run(&db).await;

@@ -496,6 +496,8 @@ mod meta;
 mod model;
 mod paths;
 mod query;
+#[cfg(test)]
+mod random_values;
 mod rawde;
 mod rawser;
 mod reload;
