@@ -206,6 +206,8 @@ async fn a_before_save_error_refuses_the_save_and_sends_nothing() {
         e.to_string(),
         "before_save hook failed: a closed account cannot be saved"
     );
+    // The reason is in the text; a chain walker does not see it twice.
+    assert!(std::error::Error::source(&e).is_none());
     assert!(c.is_new());
     assert_eq!(writes.load(Ordering::SeqCst), 0);
     assert_eq!(accounts.count(doc! {}).await.unwrap(), 0);

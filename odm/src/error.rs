@@ -457,9 +457,12 @@ impl fmt::Display for HookError {
     }
 }
 
+/// The hook's reason is in the `Display` text already, so `source()` goes
+/// on from the reason's own source: a report walking the chain shows each
+/// text once.
 impl std::error::Error for HookError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&*self.source)
+        self.source.source()
     }
 }
 
