@@ -17,7 +17,8 @@ mod feature;
 #[tokio::main]
 async fn main() -> odm::Result<()> {
     let uri = odm::testing::uri();
-    println!("email unique unless archived, against {uri}\n");
+    let shown = odm::testing::redacted(&uri);
+    println!("email unique unless archived, against {shown}\n");
     let client = mongodb::Client::with_uri_str(&uri).await?;
     let db = client.database(&format!("odm_archived_email_{}", std::process::id()));
     let outcome = feature::run(&db).await;

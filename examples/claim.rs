@@ -16,7 +16,8 @@ mod feature;
 #[tokio::main]
 async fn main() -> odm::Result<()> {
     let uri = odm::testing::uri();
-    println!("claim, against {uri}\n");
+    let shown = odm::testing::redacted(&uri);
+    println!("claim, against {shown}\n");
     let client = mongodb::Client::with_uri_str(&uri).await?;
     let db = client.database(&format!("odm_claim_{}", std::process::id()));
     let outcome = feature::run(&db).await;

@@ -24,8 +24,9 @@ async fn main() -> ExitCode {
         || std::env::var("ODM_DEMO_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
     let size = if quick { Size::quick() } else { Size::full() };
     let uri = odm::testing::uri();
+    let shown = odm::testing::redacted(&uri);
     println!(
-        "odm demo against {uri}: 6 scenarios, {} rounds each{}\n",
+        "odm demo against {shown}: 6 scenarios, {} rounds each{}\n",
         size.rounds,
         if quick { " (quick)" } else { "" }
     );
@@ -34,7 +35,7 @@ async fn main() -> ExitCode {
     let client = match mongodb::Client::with_uri_str(&uri).await {
         Ok(client) => client,
         Err(e) => {
-            eprintln!("cannot connect to {uri}: {e}");
+            eprintln!("cannot connect to {shown}: {e}");
             return ExitCode::FAILURE;
         }
     };

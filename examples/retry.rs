@@ -16,7 +16,8 @@ mod feature;
 #[tokio::main]
 async fn main() -> odm::Result<()> {
     let uri = odm::testing::uri();
-    println!("retry, against {uri}\n");
+    let shown = odm::testing::redacted(&uri);
+    println!("retry, against {shown}\n");
     let client = mongodb::Client::with_uri_str(&uri).await?;
     let db = client.database(&format!("odm_retry_{}", std::process::id()));
     let outcome = feature::run(&db).await;

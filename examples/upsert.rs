@@ -17,7 +17,8 @@ mod feature;
 #[tokio::main]
 async fn main() -> odm::Result<()> {
     let uri = odm::testing::uri();
-    println!("upsert, against {uri}\n");
+    let shown = odm::testing::redacted(&uri);
+    println!("upsert, against {shown}\n");
     let client = mongodb::Client::with_uri_str(&uri).await?;
     let db = client.database(&format!("odm_upsert_{}", std::process::id()));
     let outcome = feature::run(&db).await;

@@ -30,6 +30,12 @@ mod locks_ticket;
 #[path = "../examples/features/archived_email.rs"]
 mod archived_email;
 
+#[path = "../examples/features/tracing.rs"]
+mod tracing_log;
+
+#[path = "../examples/features/typed_paths.rs"]
+mod typed_paths;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn upsert_stores_one_user_for_concurrent_first_requests() {
     let t = TestDb::new().await;
@@ -121,5 +127,118 @@ async fn archived_email_keeps_one_active_account_and_refuses_the_stale_holder() 
     assert_eq!((o.with_email, o.active_after), (2, 1), "{o:?}");
     assert!(o.stale_refused && o.stale_release_lost, "{o:?}");
     assert_eq!(o.stored_name, "Ann (current holder)");
+    t.finish().await;
+}
+
+#[path = "../examples/features/hooks.rs"]
+mod hooks;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hooks_keep_the_slug_and_guard_the_delete() {
+    let t = TestDb::new().await;
+    let o = hooks::run(&t.db).await.expect("ran");
+    assert_eq!(
+        o.slugs,
+        ["ada-lovelace", "ada-countess-of-lovelace"],
+        "{o:?}"
+    );
+    // Default versioning: a `$set` of two strings does not bump the version.
+    assert_eq!(o.version_after_rename, Some(0), "{o:?}");
+    assert!(o.empty_slug_refused, "{o:?}");
+    assert_eq!(
+        o.delete_refused,
+        "before_delete hook failed: make the profile private before deleting it"
+    );
+    // create, rename, the refused save, make private: the refused save's
+    // hook wrote its record before validation refused the save.
+    assert_eq!((o.deleted, o.audit_records), (true, 4), "{o:?}");
+    t.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typed_paths_query_claim_and_check_a_nested_path() {
+    let t = TestDb::new().await;
+    let o = typed_paths::run(&t.db).await.expect("ran");
+    assert_eq!(
+        o.paths,
+        ["customer.emailAddress", "replies.by", "viewCount"]
+    );
+    assert_eq!(o.open_priorities, [5, 2, 1]);
+    assert_eq!((o.answered_by_ann, o.claimed_priority), (2, Some(5)));
+    assert_eq!(o.stale_refused_paths, ["customer.emailAddress"]);
+    assert_eq!(o.stored, ("carl@example.org".to_string(), 1, Some(1)));
+    t.finish().await;
+}
+
+/// A writer into a shared buffer, for the tracing example's output.
+#[derive(Clone, Default)]
+struct Buffer(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Buffer {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tracing_logs_every_command_without_values() {
+    use tracing::instrument::WithSubscriber;
+    let t = TestDb::new().await;
+    let buffer = Buffer::default();
+    let writer = buffer.clone();
+    let subscriber = tracing_log::subscriber(move || writer.clone(), tracing::Level::DEBUG);
+    let o = tracing_log::run(&t.db)
+        .with_subscriber(subscriber)
+        .await
+        .expect("ran");
+    assert!(o.stale_refused, "{o:?}");
+    assert_eq!(o.left, 0);
+    let output = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    let lines: Vec<&str> = output.lines().collect();
+    let operations: Vec<&str> = lines
+        .iter()
+        .map(|line| {
+            assert!(line.starts_with("DEBUG odm::command: "), "{line}");
+            assert!(line.contains(" collection=\"users\" "), "{line}");
+            let at = line.find("operation=\"").expect("an operation") + "operation=\"".len();
+            line[at..].split('"').next().unwrap()
+        })
+        .collect();
+    assert_eq!(
+        operations,
+        [
+            "listIndexes",
+            "createIndexes",
+            "insert",
+            "find",
+            "find",
+            "update",
+            "update",
+            "delete",
+            "count"
+        ],
+        "{output}"
+    );
+    assert!(
+        lines[5].contains("filter=\"{ _id: ?, __v: ? }\""),
+        "{}",
+        lines[5]
+    );
+    assert!(
+        lines[5].contains("result=\"matched 1, modified 1\""),
+        "{}",
+        lines[5]
+    );
+    assert!(
+        lines[6].contains("result=\"matched 0, modified 0\""),
+        "{}",
+        lines[6]
+    );
+    // DEBUG shows no values.
+    assert!(!output.contains("ann@example.com"), "{output}");
     t.finish().await;
 }

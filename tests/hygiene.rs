@@ -1,7 +1,7 @@
 //! The generated code names everything by absolute path: it compiles in a
 //! module without the prelude whose own `Result`, `Option`, `Document`,
 //! `String`, `Vec`, `Some`, `None`, `core` and `odm` shadow the real ones,
-//! for a valid model and for a generic one.
+//! for a valid model and for a generic one, and the typed paths of both.
 
 #[no_implicit_prelude]
 #[allow(dead_code, non_camel_case_types)]
@@ -27,6 +27,21 @@ mod shadowed {
         pub name: ::std::string::String,
         #[odm(skip_versioning)]
         pub tags: ::std::vec::Vec<::std::string::String>,
+    }
+
+    #[derive(::serde::Serialize, ::serde::Deserialize, ::odm::Fields)]
+    pub struct Inner {
+        pub note: ::std::string::String,
+    }
+
+    // Typed paths, and nested listed paths through a struct and a map.
+    #[derive(::serde::Serialize, ::serde::Deserialize, ::odm::Document)]
+    #[odm(optimistic_concurrency(include(inner.note, notes."k".note, notes.*)))]
+    pub struct Gadget {
+        #[serde(rename = "_id")]
+        pub id: i64,
+        pub inner: Inner,
+        pub notes: ::std::collections::BTreeMap<::std::string::String, Inner>,
     }
 
     #[derive(::serde::Serialize, ::serde::Deserialize, ::odm::Document)]
@@ -69,6 +84,16 @@ async fn derive_compiles_without_the_prelude() {
             },
         ))
     );
+
+    use odm::Fields;
+    assert_eq!(shadowed::Gadget::fields().inner().note(), "inner.note");
+    assert_eq!(shadowed::Boxed::<u8>::fields().value(), "value");
+    let gadgets = shadowed::Gadget::model(&db);
+    let mut gadget = gadgets
+        .hydrate(&rawdoc! { "_id": 3_i64, "inner": { "note": "a" }, "notes": {}, "__v": 0 })
+        .unwrap();
+    gadget.inner.note = "b".into();
+    assert_eq!(gadget.changes().unwrap().0.get("__v"), Some(&0.into()));
 
     let boxes = Model::<shadowed::Boxed<u32>>::new(&db);
     assert_eq!(boxes.name(), "boxeds");

@@ -84,6 +84,26 @@ pub struct Pair<K: Clone, V = String, const N: usize = 2> {
     pub values: Vec<V>,
 }
 
+/// `#[derive(Fields)]` and nested listed paths: through a struct, a map
+/// key, a wildcard and a flattened field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Fields)]
+#[serde(rename_all = "camelCase")]
+pub struct Profile {
+    pub first_name: String,
+    pub seen_at: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(optimistic_concurrency(exclude(profile.seen_at, prefs."k".seen_at, prefs.*, extra.seen_at)))]
+pub struct Member {
+    #[serde(rename = "_id")]
+    pub id: i64,
+    pub profile: Profile,
+    pub prefs: std::collections::HashMap<String, Profile>,
+    #[serde(flatten)]
+    pub extra: Profile,
+}
+
 async fn client() -> Client {
     // Creating a client connects to nothing until it is used.
     Client::with_uri_str("mongodb://127.0.0.1:9/")
@@ -186,6 +206,24 @@ async fn every_attribute_takes_effect() {
             doc! { "$set": { "value": "y" }, "$push": { "history": { "$each": ["x"] } } },
         ))
     );
+
+    // Typed paths, and an exclude through a nested path.
+    assert_eq!(Member::fields().profile().seen_at(), "profile.seenAt");
+    assert_eq!(Member::fields().extra().first_name(), "firstName");
+    let stored = rawdoc! {
+        "_id": 1_i64,
+        "profile": { "firstName": "a", "seenAt": 1_i64 },
+        "prefs": {},
+        "firstName": "b",
+        "seenAt": 1_i64,
+        "__v": 0,
+    };
+    let mut member = Member::model(&db).hydrate(&stored).unwrap();
+    member.profile.seen_at = 2;
+    member.extra.seen_at = 2;
+    assert!(!member.changes().unwrap().0.contains_key("__v"));
+    member.profile.first_name = "c".into();
+    assert!(member.changes().unwrap().0.contains_key("__v"));
 
     client.shutdown().await;
 }

@@ -6,6 +6,7 @@ mod common;
 use common::*;
 use odm::prelude::*;
 use odm::testing::TestDb;
+use serde::{Deserialize, Serialize};
 
 #[tokio::test]
 async fn reads_and_creates_take_a_session() {
@@ -73,5 +74,94 @@ async fn find_sorts_skips_and_limits() {
         .unwrap()
         .unwrap();
     assert_eq!(first.email, "u0@x.y");
+    t.finish().await;
+}
+
+/// `reload` and `delete` join a transaction: a reload inside it reads the
+/// transaction's own writes, and an aborted delete leaves the document.
+#[tokio::test]
+async fn reload_and_delete_take_a_session() {
+    let t = TestDb::new().await;
+    let users = User::model(&t.db);
+    let mut outside = users.create(user()).await.unwrap();
+    let mut s = t.client.start_session().await.unwrap();
+    s.start_transaction().await.unwrap();
+    let mut inside = users
+        .find_by_id(outside.id)
+        .session(&mut s)
+        .await
+        .unwrap()
+        .unwrap();
+    inside.status = "INSIDE".into();
+    inside.save().session(&mut s).await.unwrap();
+    // Outside the transaction the write is not visible yet; inside it is.
+    outside.reload().await.unwrap();
+    assert_eq!(outside.status, "NEW");
+    outside.reload().session(&mut s).await.unwrap();
+    assert_eq!(
+        (outside.status.as_str(), outside.version()),
+        ("INSIDE", Some(1))
+    );
+    outside.delete().session(&mut s).await.unwrap();
+    assert_eq!(users.count(doc! {}).session(&mut s).await.unwrap(), 0);
+    s.abort_transaction().await.unwrap();
+    // Rolled back: the document is there, unchanged.
+    let kept = stored(&users, outside.id).await;
+    assert_eq!(
+        (
+            kept.get_str("status").unwrap(),
+            kept.get_i32("__v").unwrap()
+        ),
+        ("NEW", 0)
+    );
+    drop(s);
+    t.finish().await;
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(collection = "tickets")]
+struct Ticket {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    #[odm(unique)]
+    code: String,
+}
+
+/// `sync_indexes` joins a transaction: on a collection the transaction
+/// creates, the index exists once it commits (MongoDB >= 4.4).
+#[tokio::test]
+async fn sync_indexes_takes_a_session() {
+    let t = TestDb::new().await;
+    let tickets = Ticket::model(&t.db);
+    let mut s = t.client.start_session().await.unwrap();
+    s.start_transaction().await.unwrap();
+    let report = tickets.sync_indexes().session(&mut s).await.unwrap();
+    assert_eq!(report.created, ["code_1"]);
+    tickets
+        .create(Ticket {
+            id: ObjectId::new(),
+            code: "A".into(),
+        })
+        .session(&mut s)
+        .await
+        .unwrap();
+    s.commit_transaction().await.unwrap();
+    drop(s);
+    let again = tickets.sync_indexes().await.unwrap();
+    assert_eq!(
+        (again.created.len(), again.existing.as_slice()),
+        (0, &["code_1".to_string()][..])
+    );
+    let e = tickets
+        .create(Ticket {
+            id: ObjectId::new(),
+            code: "A".into(),
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&e, Error::DuplicateKey(d) if d.index.as_deref() == Some("code_1")),
+        "{e:?}"
+    );
     t.finish().await;
 }

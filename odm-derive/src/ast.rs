@@ -1,6 +1,8 @@
 //! The parsed model: a `Container` of `Field`s, each keeping its syn node
 //! for spans.
 
+pub mod index;
+
 use syn::{Data, DeriveInput, Fields, Ident, Type};
 
 use crate::attr::{ContainerAttrs, FieldAttrs};

@@ -5,6 +5,8 @@ use syn::meta::ParseNestedMeta;
 use syn::{Ident, LitBool, LitStr, Token};
 
 use crate::attr_index::{self, FieldIndexAttrs, IndexAttr};
+use crate::attr_lifecycle;
+use crate::attr_paths::ListedPath;
 use crate::attr_validate::{ContainerRules, FieldRules};
 use crate::case::RenameRule;
 use crate::ctxt::Ctxt;
@@ -46,8 +48,8 @@ impl<'c, T> Attr<'c, T> {
 /// `optimistic_concurrency` as written.
 pub enum ConcurrencyAttr {
     All,
-    Include(Vec<Ident>),
-    Exclude(Vec<Ident>),
+    Include(Vec<ListedPath>),
+    Exclude(Vec<ListedPath>),
 }
 
 /// The container's `#[odm(...)]` and serde attributes.
@@ -57,6 +59,10 @@ pub struct ContainerAttrs {
     pub versioning: Option<(Span, bool)>,
     pub concurrency: Option<(Span, ConcurrencyAttr)>,
     pub timestamps: Option<(Span, TimestampsAttr)>,
+    /// `hooks`: the model implements `odm::Hooks`.
+    pub hooks: Option<(Span, ())>,
+    /// `shard_key(..)`: its fields, in order.
+    pub shard_key: Option<(Span, Vec<Ident>)>,
     pub rename_all: Option<RenameRule>,
     /// The `index(..)` attributes, in order.
     pub indexes: Vec<IndexAttr>,
@@ -75,7 +81,7 @@ const CONTAINER_FORMS: &str = "`collection = \"name\"`, `version_key = \"name\"`
 `optimistic_concurrency(include(field, ..))`, `optimistic_concurrency(exclude(field, ..))`, \
 `index(keys(field = 1, ..), unique, sparse, partial(..), name = \"..\")`, \
 `validate = path::to_fn`, `timestamps`, \
-`timestamps(created_at = \"name\", updated_at = \"name\")`";
+`timestamps(created_at = \"name\", updated_at = \"name\")`, `hooks`, `shard_key(field, ..)`";
 
 const FIELD_FORMS: &str = "`skip_versioning`, `unique`, `index`, `sparse`, `partial(..)`, \
 `validate = path::to_fn`, `min = n`, `max = n`, `min_len = n`, `max_len = n`, \
@@ -105,6 +111,8 @@ impl ContainerAttrs {
         let mut versioning = Attr::none(cx, VERSIONING);
         let mut concurrency = Attr::none(cx, OPTIMISTIC_CONCURRENCY);
         let mut timestamps = Attr::none(cx, TIMESTAMPS);
+        let mut hooks = Attr::none(cx, HOOKS);
+        let mut shard_key = Attr::none(cx, SHARD_KEY);
         let mut rename_all = None;
         let mut indexes = Vec::new();
         let mut validate = ContainerRules::default();
@@ -143,6 +151,11 @@ impl ContainerAttrs {
                             indexes.push(attr_index::parse_container_index(cx, meta)?);
                         } else if meta.path == TIMESTAMPS {
                             timestamps.set(span, parse_timestamps(meta)?);
+                        } else if meta.path == HOOKS {
+                            no_value(meta, HOOKS)?;
+                            hooks.set(span, ());
+                        } else if meta.path == SHARD_KEY {
+                            shard_key.set(span, attr_lifecycle::parse_shard_key(meta)?);
                         } else if validate.parse(meta)? {
                         } else {
                             return Err(meta.error(format!(
@@ -181,6 +194,8 @@ impl ContainerAttrs {
             versioning: versioning.get(),
             concurrency: concurrency.get(),
             timestamps: timestamps.get(),
+            hooks: hooks.get(),
+            shard_key: shard_key.get(),
             rename_all,
             indexes,
             validate,
@@ -226,12 +241,7 @@ fn parse_concurrency(meta: &ParseNestedMeta) -> syn::Result<ConcurrencyAttr> {
             )));
         }
         nested_first_error(&inner, |field| {
-            match field.path.get_ident() {
-                Some(ident) if field.input.is_empty() || field.input.peek(Token![,]) => {
-                    fields.push(ident.clone())
-                }
-                _ => return Err(field.error("expected a field name")),
-            }
+            fields.push(crate::attr_paths::parse_listed(&field)?);
             Ok(())
         })?;
         mode = Some(if is_include {
@@ -428,7 +438,7 @@ pub(crate) fn nested_first_error(
 }
 
 /// Whether `input` starts with `()`.
-fn empty_parens(input: syn::parse::ParseStream) -> bool {
+pub fn empty_parens(input: syn::parse::ParseStream) -> bool {
     fn parens(input: syn::parse::ParseStream) -> syn::Result<bool> {
         let content;
         syn::parenthesized!(content in input);

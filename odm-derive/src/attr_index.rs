@@ -1,40 +1,15 @@
 //! Parses the index attributes: the field keys `unique`, `index`, `sparse`,
-//! `partial(..)` and the container key `index(keys(..), ..)`, with the
-//! partial-filter language MongoDB accepts.
+//! `partial(..)` and the container key `index(keys(..), ..)`; the partial
+//! filter itself is `attr_partial`.
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
-use syn::{Expr, ExprLit, ExprUnary, Ident, Lit, LitStr, Token, UnOp};
+use syn::{Expr, Ident, LitStr, Token};
 
 use crate::attr::nested_first_error;
+use crate::attr_partial::{literal, parse_partial, Term, Value};
 use crate::ctxt::Ctxt;
 use crate::symbol::*;
-
-/// One condition of a partial filter, as written.
-pub struct Cond {
-    pub field: Ident,
-    pub op: Op,
-    pub value: Value,
-}
-
-#[derive(Clone, Copy, PartialEq)]
-pub enum Op {
-    Eq,
-    Gt,
-    Gte,
-    Lt,
-    Lte,
-    Exists,
-    Type,
-}
-
-#[derive(Clone, PartialEq)]
-pub enum Value {
-    Str(String),
-    Int(i64),
-    Float(f64),
-    Bool(bool),
-}
 
 /// A field's `unique`, `index`, `sparse`, `partial(..)`.
 #[derive(Default)]
@@ -42,7 +17,7 @@ pub struct FieldIndexAttrs {
     pub unique: Option<Span>,
     pub index: Option<Span>,
     pub sparse: Option<Span>,
-    pub partial: Option<(Span, Vec<Cond>)>,
+    pub partial: Option<(Span, Vec<Term>)>,
 }
 
 /// A container `index(keys(..), unique, sparse, partial(..), name = "..")`.
@@ -51,48 +26,13 @@ pub struct IndexAttr {
     pub keys: Vec<(Ident, i32)>,
     pub unique: Option<Span>,
     pub sparse: Option<Span>,
-    pub partial: Option<(Span, Vec<Cond>)>,
+    pub partial: Option<(Span, Vec<Term>)>,
     pub name: Option<LitStr>,
 }
 
 /// The form of the container key, for error messages.
 const CONTAINER_INDEX_FORM: &str =
     "`index(keys(field = 1, other = -1), unique, sparse, partial(..), name = \"..\")`";
-
-/// What a rejected partial-filter operator can be replaced with.
-const ALTERNATIVE: &str = "To index only the documents where something is NOT true, store a field \
-that is true exactly for the documents to index and write `partial(that_field = true)`; for a rule \
-no index can express, serialize the check-then-write with a lock: a keyed mutex within one \
-process, a lease kept in MongoDB across processes";
-
-const ACCEPTED: &str =
-    "MongoDB's partialFilterExpression accepts only equality (`field = value`), \
-`gt`, `gte`, `lt`, `lte`, `exists = true` and `type = \"..\"`, combined with `$and`";
-
-/// The `$type` aliases MongoDB knows.
-const TYPE_ALIASES: &[&str] = &[
-    "double",
-    "string",
-    "object",
-    "array",
-    "binData",
-    "undefined",
-    "objectId",
-    "bool",
-    "date",
-    "null",
-    "regex",
-    "dbPointer",
-    "javascript",
-    "symbol",
-    "int",
-    "timestamp",
-    "long",
-    "decimal",
-    "minKey",
-    "maxKey",
-    "number",
-];
 
 fn key_span(meta: &ParseNestedMeta) -> Span {
     meta.path
@@ -240,155 +180,6 @@ fn parse_keys(meta: &ParseNestedMeta) -> syn::Result<Vec<(Ident, i32)>> {
         return Err(meta.error(form));
     }
     Ok(keys)
-}
-
-/// `partial(status = "ACTIVE", age(gt = 5), email(exists = true))`.
-fn parse_partial(meta: &ParseNestedMeta) -> syn::Result<Vec<Cond>> {
-    let form = "expected `partial(field = value, other(gt = 5), ..)`";
-    if !meta.input.peek(syn::token::Paren) {
-        return Err(meta.error(form));
-    }
-    let mut conds = Vec::new();
-    nested_first_error(meta, |term| {
-        let Some(field) = term.path.get_ident().cloned() else {
-            return Err(term.error("expected a field name"));
-        };
-        if term.input.peek(Token![=]) {
-            let value = parse_value(&term)?;
-            conds.push(Cond {
-                field,
-                op: Op::Eq,
-                value,
-            });
-        } else if term.input.peek(syn::token::Paren) {
-            let logical = field.to_string();
-            if matches!(logical.as_str(), "or" | "nor" | "not" | "and") {
-                return Err(rejected(&field, &logical));
-            }
-            nested_first_error(&term, |op| {
-                conds.push(parse_operator(&field, &op)?);
-                Ok(())
-            })?;
-        } else {
-            return Err(term.error(format!(
-                "expected `{field} = value` (equality) or `{field}(gt = value)`"
-            )));
-        }
-        Ok(())
-    })?;
-    if conds.is_empty() {
-        return Err(meta.error(form));
-    }
-    Ok(conds)
-}
-
-/// One `op = value` inside `field(..)`.
-fn parse_operator(field: &Ident, meta: &ParseNestedMeta) -> syn::Result<Cond> {
-    let Some(op_ident) = meta.path.get_ident() else {
-        return Err(meta.error("expected an operator such as `gt = 5`"));
-    };
-    let name = op_ident.to_string();
-    let op = match name.as_str() {
-        "eq" => Op::Eq,
-        "gt" => Op::Gt,
-        "gte" => Op::Gte,
-        "lt" => Op::Lt,
-        "lte" => Op::Lte,
-        "exists" => Op::Exists,
-        "type" => Op::Type,
-        _ => return Err(rejected(op_ident, &name)),
-    };
-    if !meta.input.peek(Token![=]) {
-        return Err(meta.error(format!("expected `{name} = value`")));
-    }
-    let value = parse_value(meta)?;
-    match (op, &value) {
-        (Op::Exists, Value::Bool(true)) => {}
-        (Op::Exists, Value::Bool(false)) => return Err(rejected(op_ident, "exists = false")),
-        (Op::Exists, _) => return Err(meta.error("expected `exists = true`")),
-        (Op::Type, Value::Str(alias)) if TYPE_ALIASES.contains(&alias.as_str()) => {}
-        (Op::Type, _) => {
-            return Err(syn::Error::new(
-                op_ident.span(),
-                format!(
-                    "`type` takes a MongoDB type alias in quotes, one of: {}",
-                    TYPE_ALIASES.join(", ")
-                ),
-            ))
-        }
-        _ => {}
-    }
-    Ok(Cond {
-        field: field.clone(),
-        op,
-        value,
-    })
-}
-
-/// The error for an operator a partial index cannot use.
-fn rejected(at: &Ident, op: &str) -> syn::Error {
-    let message = match op {
-        "in" | "or" => format!(
-            "`{op}` cannot be used in a partial index declared by odm: MongoDB accepts `${op}` in a \
-             partialFilterExpression only from version 6.0 on, and odm's partial filters work on \
-             every server. {ACCEPTED}. {ALTERNATIVE}"
-        ),
-        "and" => "conditions in `partial(..)` are already combined with `$and`: list them directly, \
-                  e.g. `partial(status = \"ACTIVE\", age(gt = 5))`"
-            .to_string(),
-        "exists = false" => format!(
-            "`exists = false` cannot be used in a partial index: MongoDB indexes documents partially \
-             only where a field exists, never where it is missing. {ACCEPTED}. {ALTERNATIVE}"
-        ),
-        "ne" | "nin" | "not" | "nor" | "regex" => format!(
-            "`{op}` cannot be used in a partial index: {ACCEPTED}; `${op}` is not among them. \
-             {ALTERNATIVE}"
-        ),
-        _ => format!(
-            "unknown partial-filter operator `{op}`: {ACCEPTED}; \
-             write e.g. `{}(gt = 5)`. {ALTERNATIVE}",
-            at
-        ),
-    };
-    syn::Error::new(at.span(), message)
-}
-
-fn parse_value(meta: &ParseNestedMeta) -> syn::Result<Value> {
-    let expr: Expr = meta.value()?.parse()?;
-    literal(&expr).ok_or_else(|| {
-        syn::Error::new_spanned(
-            &expr,
-            "expected a literal: a string, an integer, a float or a bool",
-        )
-    })
-}
-
-/// A string, integer, float or bool literal, possibly negated.
-fn literal(expr: &Expr) -> Option<Value> {
-    match expr {
-        Expr::Lit(ExprLit { lit, .. }) => match lit {
-            Lit::Str(s) => Some(Value::Str(s.value())),
-            Lit::Int(i) => i.base10_parse::<i64>().ok().map(Value::Int),
-            Lit::Float(f) => f
-                .base10_parse::<f64>()
-                .ok()
-                .filter(|f| f.is_finite())
-                .map(Value::Float),
-            Lit::Bool(b) => Some(Value::Bool(b.value)),
-            _ => None,
-        },
-        Expr::Unary(ExprUnary {
-            op: UnOp::Neg(_),
-            expr,
-            ..
-        }) => match literal(expr)? {
-            Value::Int(n) => Some(Value::Int(-n)),
-            Value::Float(f) => Some(Value::Float(-f)),
-            _ => None,
-        },
-        Expr::Group(g) => literal(&g.expr),
-        _ => None,
-    }
 }
 
 fn path_text(path: &syn::Path) -> String {

@@ -1,7 +1,9 @@
 //! Rules across attributes, one function each. Every rule records its
 //! error and lets the others run, so one compile reports every mistake.
-
-use syn::{GenericArgument, PathArguments, Type};
+//!
+//! The checks read the parsed model (`ast`) only. What depends on types
+//! (a `skip_versioning` field is an array, a `timestamps` field a
+//! `DateTime`) is checked by trait bounds in the generated code.
 
 use crate::ast::Container;
 use crate::attr::ConcurrencyAttr;
@@ -11,11 +13,11 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     check_id(cx, cont);
     check_versioning_off(cx, cont);
     check_concurrency_fields(cx, cont);
-    check_skip_versioning(cx, cont);
     check_version_key_free(cx, cont);
     crate::check_index::check(cx, cont);
     crate::check_validate::check(cx, cont);
     check_timestamps(cx, cont);
+    crate::check_lifecycle::check(cx, cont);
 }
 
 /// `timestamps` needs two distinct stored fields under its BSON names; their
@@ -94,14 +96,15 @@ fn check_versioning_off(cx: &Ctxt, cont: &Container) {
     }
 }
 
-/// `include(..)` / `exclude(..)` name fields of the struct.
+/// `include(..)` / `exclude(..)` paths start at fields of the struct; the
+/// rest of each path is checked by `check_paths`.
 fn check_concurrency_fields(cx: &Ctxt, cont: &Container) {
-    let (which, idents) = match &cont.attrs.concurrency {
-        Some((_, ConcurrencyAttr::Include(idents))) => ("include", idents),
-        Some((_, ConcurrencyAttr::Exclude(idents))) => ("exclude", idents),
+    let (which, paths) = match &cont.attrs.concurrency {
+        Some((_, ConcurrencyAttr::Include(paths))) => ("include", paths),
+        Some((_, ConcurrencyAttr::Exclude(paths))) => ("exclude", paths),
         _ => return,
     };
-    for ident in idents {
+    for ident in paths.iter().map(|p| &p.first) {
         if cont.field_named(ident).is_none() {
             let names: Vec<String> = cont.fields.iter().map(|f| f.ident.to_string()).collect();
             cx.error_spanned_by(
@@ -114,28 +117,7 @@ fn check_concurrency_fields(cx: &Ctxt, cont: &Container) {
             );
         }
     }
-    for (i, ident) in idents.iter().enumerate() {
-        if idents[..i].contains(ident) {
-            cx.error_spanned_by(ident, format!("field `{ident}` is listed twice"));
-        }
-    }
-}
-
-/// `skip_versioning` only means something for arrays.
-fn check_skip_versioning(cx: &Ctxt, cont: &Container) {
-    for field in &cont.fields {
-        if let Some(span) = field.attrs.skip_versioning {
-            if !is_array(field.ty) {
-                cx.syn_error(syn::Error::new(
-                    span,
-                    format!(
-                        "`skip_versioning` applies to array fields only (`Vec<T>`, `[T; N]`, sets, or an `Option` of one); `{}` is not an array",
-                        field.ident
-                    ),
-                ));
-            }
-        }
-    }
+    crate::check_paths::check(cx, cont, which, paths);
 }
 
 /// No field may be stored under the version key's name.
@@ -158,34 +140,5 @@ fn check_version_key_free(cx: &Ctxt, cont: &Container) {
                 ),
             ));
         }
-    }
-}
-
-/// `Vec<T>`, `VecDeque<T>`, sets, `[T; N]`, `&[T]`, or an `Option` of one.
-fn is_array(ty: &Type) -> bool {
-    match ty {
-        Type::Array(_) | Type::Slice(_) => true,
-        Type::Reference(r) => is_array(&r.elem),
-        Type::Paren(p) => is_array(&p.elem),
-        Type::Group(g) => is_array(&g.elem),
-        Type::Path(p) => {
-            let Some(last) = p.path.segments.last() else {
-                return false;
-            };
-            let name = last.ident.to_string();
-            match name.as_str() {
-                "Vec" | "VecDeque" | "LinkedList" | "HashSet" | "BTreeSet" | "BinaryHeap"
-                | "SmallVec" | "ArrayVec" => true,
-                "Option" | "Box" => match &last.arguments {
-                    PathArguments::AngleBracketed(args) => args.args.iter().any(|a| match a {
-                        GenericArgument::Type(inner) => is_array(inner),
-                        _ => false,
-                    }),
-                    _ => false,
-                },
-                _ => false,
-            }
-        }
-        _ => false,
     }
 }

@@ -4,9 +4,7 @@
 use syn::Ident;
 
 use crate::ast::Container;
-use crate::attr_index::Cond;
 use crate::ctxt::Ctxt;
-use crate::expand::indexes::declared;
 
 pub fn check(cx: &Ctxt, cont: &Container) {
     check_field_flags(cx, cont);
@@ -138,16 +136,20 @@ fn check_partial_fields(cx: &Ctxt, cont: &Container) {
         .iter()
         .filter_map(|f| f.attrs.index.partial.as_ref());
     let container_conds = cont.attrs.indexes.iter().filter_map(|i| i.partial.as_ref());
-    for (_, conds) in field_conds.chain(container_conds) {
-        for Cond { field, .. } in conds {
-            unknown_field(cx, cont, field, "partial(..)");
+    for (_, terms) in field_conds.chain(container_conds) {
+        for cond in terms.iter().flat_map(|t| t.conds()) {
+            unknown_field(cx, cont, &cond.field, "partial(..)");
         }
     }
 }
 
 /// Index names are unique, non-empty and not `_id_`.
 fn check_names(cx: &Ctxt, cont: &Container) {
-    let all: Vec<_> = declared(cont).into_iter().filter(|d| d.complete).collect();
+    let all: Vec<_> = cont
+        .declared_indexes()
+        .into_iter()
+        .filter(|d| d.complete)
+        .collect();
     for (i, index) in all.iter().enumerate() {
         let error = |message: String| cx.syn_error(syn::Error::new(index.span, message));
         if index.name.is_empty() {

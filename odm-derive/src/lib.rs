@@ -8,10 +8,15 @@
 mod ast;
 mod attr;
 mod attr_index;
+mod attr_lifecycle;
+mod attr_partial;
+mod attr_paths;
 mod attr_validate;
 mod case;
 mod check;
 mod check_index;
+mod check_lifecycle;
+mod check_paths;
 mod check_validate;
 mod ctxt;
 mod expand;
@@ -35,4 +40,13 @@ pub fn derive_document(input: TokenStream) -> TokenStream {
 pub fn derive_validate(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand::validate::derive_validate(&input).into()
+}
+
+/// Derives `odm::Fields` for an embedded sub-document: typed paths of its
+/// fields (`Post::fields().comments().text()`), named like the Rust fields,
+/// stored names after serde's renames. Reads only serde's attributes.
+#[proc_macro_derive(Fields, attributes(odm))]
+pub fn derive_fields(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand::fields::derive_fields(&input).into()
 }

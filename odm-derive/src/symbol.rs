@@ -20,6 +20,8 @@ pub const EXCLUDE: Symbol = Symbol("exclude");
 pub const TIMESTAMPS: Symbol = Symbol("timestamps");
 pub const CREATED_AT: Symbol = Symbol("created_at");
 pub const UPDATED_AT: Symbol = Symbol("updated_at");
+pub const HOOKS: Symbol = Symbol("hooks");
+pub const SHARD_KEY: Symbol = Symbol("shard_key");
 
 // Field attributes.
 pub const SKIP_VERSIONING: Symbol = Symbol("skip_versioning");

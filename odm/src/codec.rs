@@ -1,7 +1,10 @@
 //! Stored BSON to a tracked value and back.
 
+use std::borrow::Cow;
+
 use mongodb::bson::raw::{RawDocument, RawDocumentBuf};
 use mongodb::bson::{Bson, Document as BsonDocument};
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::diff::raw_error;
@@ -82,15 +85,9 @@ pub(crate) fn load<T: Document>(
             message,
         }))
     })?;
-    let value: T = match crate::rawde::from_slice(raw.as_bytes(), key) {
-        Some(value) => value,
-        None => {
-            let hidden = version_key::hidden(raw, key);
-            match mongodb::bson::from_slice::<Strict<T>>(hidden.as_bytes()) {
-                Ok(Strict(value)) => value,
-                Err(e) => return Err(deserialize_error::<T>(&hidden, collection, e.to_string())),
-            }
-        }
+    let value: T = match decode(raw, key) {
+        Ok(value) => value,
+        Err((hidden, e)) => return Err(deserialize_error::<T>(&hidden, collection, e.to_string())),
     };
     Ok(Loaded {
         value,
@@ -98,6 +95,23 @@ pub(crate) fn load<T: Document>(
         version,
         stored,
     })
+}
+
+/// The value of a stored document, without the top-level version key and
+/// fence: the fast path of `rawde`, else `bson` (through `Strict`), whose
+/// result it equals. On failure, the document `bson` read and its error.
+pub(crate) fn decode<'a, T: DeserializeOwned>(
+    raw: &'a RawDocument,
+    key: Option<&'static str>,
+) -> Result<T, (Cow<'a, RawDocument>, mongodb::bson::de::Error)> {
+    if let Some(value) = crate::rawde::from_slice(raw.as_bytes(), key) {
+        return Ok(value);
+    }
+    let hidden = version_key::hidden(raw, key);
+    match mongodb::bson::from_slice::<Strict<T>>(hidden.as_bytes()) {
+        Ok(Strict(value)) => Ok(value),
+        Err(e) => Err((hidden, e)),
+    }
 }
 
 /// The slow path, taken only on failure: decode again while tracking the
@@ -108,7 +122,7 @@ fn deserialize_error<T: Document>(raw: &RawDocument, collection: &str, fast: Str
     let (mut path, message) = match BsonDocument::try_from(raw) {
         Ok(doc) => {
             let de = mongodb::bson::Deserializer::new(Bson::Document(doc));
-            match serde_path_to_error::deserialize::<_, T>(de) {
+            match serde_path_to_error::deserialize::<_, Strict<T>>(de) {
                 Ok(_) => (String::new(), fast),
                 Err(e) => (dotted(&e.path().to_string()), e.inner().to_string()),
             }

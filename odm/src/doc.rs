@@ -5,15 +5,15 @@ use std::fmt;
 use std::ops::{Deref, DerefMut};
 
 use mongodb::bson::raw::RawDocumentBuf;
-use mongodb::bson::{doc, Bson, Document as BsonDocument};
+use mongodb::bson::{Bson, Document as BsonDocument};
 
-use crate::atomic::timestamps::{self, Stamp};
 use crate::codec::{self, Loaded};
-use crate::diff::{self, Change, Missing};
+use crate::diff::{self, Missing};
 use crate::document::Document;
-use crate::error::{Error, NotFoundError, Result, VersionError};
+use crate::error::Result;
 use crate::model::Model;
-use crate::versioning::{self, Effect};
+use crate::request::{self, shard, Plan};
+use crate::versioning;
 
 /// A tracked document.
 ///
@@ -32,6 +32,8 @@ pub struct Doc<T: Document> {
     value: T,
     /// What the value is compared with.
     tracked: Tracked,
+    /// The shard key as stored (`{}` without `shard_key`).
+    shard: BsonDocument,
     version: Option<i64>,
     increment: bool,
     /// A write of this document failed in a way that may have applied it
@@ -45,7 +47,7 @@ pub struct Doc<T: Document> {
 
 /// The state changes are measured against.
 #[derive(Clone)]
-enum Tracked {
+pub(crate) enum Tracked {
     /// Not inserted yet.
     New,
     /// Stored, and the value is still exactly as loaded: its snapshot is
@@ -75,21 +77,12 @@ impl Tracked {
     }
 }
 
-/// What the next save would do, computed from the current value.
-pub(crate) struct Plan {
-    /// The current value, serialized: the next snapshot on success.
-    pub current: RawDocumentBuf,
-    pub changes: Vec<Change>,
-    pub effect: Effect,
-    /// The `timestamps` this save writes; put into the value on success.
-    pub stamp: Option<Stamp>,
-}
-
 impl<T: Document> Doc<T> {
     pub(crate) fn new(model: Model<T>, value: T) -> Self {
         Doc {
             value,
             tracked: Tracked::New,
+            shard: BsonDocument::new(),
             version: None,
             increment: false,
             in_doubt: false,
@@ -98,19 +91,27 @@ impl<T: Document> Doc<T> {
         }
     }
 
-    pub(crate) fn loaded(model: Model<T>, loaded: Loaded<T>) -> Self {
-        Doc {
-            value: loaded.value,
-            tracked: Tracked::Clean {
-                id: loaded.id,
-                stored: loaded.stored,
-            },
-            version: loaded.version,
-            increment: false,
-            in_doubt: false,
-            deleted: false,
-            model,
-        }
+    pub(crate) fn loaded(model: Model<T>, loaded: Loaded<T>) -> Result<Self> {
+        let mut doc = Doc::new(model, loaded.value);
+        doc.track(loaded.id, loaded.stored, loaded.version)?;
+        Ok(doc)
+    }
+
+    /// Tracks `stored` (just read) as the state the value is compared with.
+    fn track(&mut self, id: Bson, stored: RawDocumentBuf, version: Option<i64>) -> Result<()> {
+        self.shard = shard::values(T::__odm_meta().shard_key, &stored)?;
+        self.tracked = Tracked::Clean { id, stored };
+        self.version = version;
+        self.increment = false;
+        self.in_doubt = false;
+        Ok(())
+    }
+
+    /// Replaces value and tracked state with a fresh read (a reload).
+    pub(crate) fn replace(&mut self, loaded: Loaded<T>) -> Result<()> {
+        self.track(loaded.id, loaded.stored, loaded.version)?;
+        self.value = loaded.value;
+        Ok(())
     }
 
     /// The model this document belongs to.
@@ -150,25 +151,36 @@ impl<T: Document> Doc<T> {
     }
 
     /// The `(filter, update)` the next save would send as an `updateOne`;
-    /// `None` when it would write nothing (also for a new document, whose
-    /// save is an insert).
-    ///
-    /// # Panics
-    /// When the value cannot be serialized to BSON, or holds a top-level key
-    /// that is not a field path (from a `#[serde(flatten)]` map): the save
-    /// would return that as [`Error::Serialize`].
+    /// `None` when it would send nothing: nothing changed, the document is
+    /// new (its save is an insert), or the value cannot be saved (it does
+    /// not serialize to BSON, e.g. a `u64` above `i64::MAX` or a map with
+    /// non-string keys, or it holds a top-level key that is not a field
+    /// path): then the save fails with [`Error::Serialize`](crate::Error::Serialize) and sends
+    /// nothing. [`try_changes`](Doc::try_changes) tells that case apart.
+    /// With `#[odm(hooks)]` it shows the save before `before_save` runs:
+    /// what the hook changes is not in it.
     pub fn changes(&self) -> Option<(BsonDocument, BsonDocument)> {
-        let id = self.tracked.id()?;
-        let plan = self.plan().expect("the document serializes to BSON");
-        if plan.changes.is_empty() && !plan.effect.bump {
-            return None;
+        self.try_changes().ok().flatten()
+    }
+
+    /// [`changes`](Doc::changes), with the error the save would return
+    /// when the value cannot be saved.
+    pub fn try_changes(&self) -> Result<Option<(BsonDocument, BsonDocument)>> {
+        let Some(target) = self.target() else {
+            return Ok(None);
+        };
+        let plan = self.plan()?;
+        if plan.is_empty() {
+            return Ok(None);
         }
-        Some(self.request(id, &plan))
+        Ok(Some(request::request::<T>(&target, self.version, &plan)))
     }
 
     /// The dotted BSON paths changed since the document was loaded or last
     /// saved: the keys the next update writes (`tags` for a push to or pull
-    /// from `tags`, `comments.1.text` for an in-place change).
+    /// from `tags`, `comments.1.text` for an in-place change). Like
+    /// [`changes`](Doc::changes), empty when the value cannot be saved
+    /// (the save then fails with [`Error::Serialize`](crate::Error::Serialize) and writes nothing).
     pub fn modified_paths(&self) -> Vec<String> {
         match self.plan() {
             Ok(plan) => versioning::modified_paths(&plan.changes),
@@ -181,73 +193,38 @@ impl<T: Document> Doc<T> {
         self.value
     }
 
+    /// What the next save would do.
     pub(crate) fn plan(&self) -> Result<Plan> {
-        let capacity = match &self.tracked {
-            Tracked::Snapshot { snapshot, .. } => snapshot.as_bytes().len() + 64,
-            Tracked::Clean { stored, .. } => stored.as_bytes().len(),
-            _ => 0,
-        };
-        let mut current = codec::to_raw_sized(&self.value, capacity)?;
-        let mut changes = match &self.tracked {
-            Tracked::Snapshot {
-                snapshot, missing, ..
-            } => diff::fill_missing(diff::diff(snapshot, &current)?, missing, &current)?,
-            // Untouched since loaded or saved: nothing changed.
-            Tracked::Clean { .. } | Tracked::New => Vec::new(),
-            Tracked::Unserializable { error, .. } => {
-                return Err(Error::from(
-                    <mongodb::bson::ser::Error as serde::ser::Error>::custom(error),
-                ))
-            }
-        };
-        let rules = &T::__odm_meta().versioning;
-        let mut effect = versioning::effect(rules, &changes, self.increment);
-        effect.check |= self.in_doubt && effect.bump;
-        let stamp = timestamps::stamp_plan::<T>(self.is_new(), &mut current, &mut changes)?;
-        Ok(Plan {
-            current,
-            changes,
-            effect,
-            stamp,
-        })
+        let mut plan = request::plan(&self.value, &self.tracked, self.increment)?;
+        plan.effect.check |= self.in_doubt && plan.effect.bump;
+        Ok(plan)
     }
 
-    pub(crate) fn request(&self, id: &Bson, plan: &Plan) -> (BsonDocument, BsonDocument) {
-        let key = T::__odm_meta().versioning.key;
-        (
-            versioning::filter(id, key, self.version, plan.effect, &plan.changes),
-            versioning::update(&plan.changes, key, plan.effect),
-        )
+    /// `{_id, shard key}` of the stored document; `None` for a new one.
+    pub(crate) fn target(&self) -> Option<BsonDocument> {
+        Some(request::target(self.tracked.id()?, &self.shard))
     }
 
-    /// The error for a save whose filter matched nothing.
-    pub(crate) fn no_match(&self, id: Bson, filter: BsonDocument, plan: &Plan) -> Error {
-        if plan.effect.any() || crate::guard::guarded(&plan.changes, plan.effect.check) {
-            Error::Version(Box::new(VersionError {
-                id,
-                version: self.version.unwrap_or(0),
-                modified_paths: versioning::modified_paths(&plan.changes),
-            }))
-        } else {
-            self.not_found(filter)
-        }
-    }
-
-    pub(crate) fn not_found(&self, filter: BsonDocument) -> Error {
-        Error::NotFound(Box::new(NotFoundError {
-            collection: self.model.name().to_string(),
-            filter,
-        }))
+    /// The shard key as stored.
+    pub(crate) fn shard(&self) -> &BsonDocument {
+        &self.shard
     }
 
     pub(crate) fn is_deleted(&self) -> bool {
         self.deleted
     }
 
+    pub(crate) fn mark_deleted(&mut self) {
+        self.deleted = true;
+    }
+
     /// Moves the snapshot forward after a successful write.
     pub(crate) fn commit(&mut self, id: Bson, plan: Plan, inserted: bool) {
-        let key = T::__odm_meta().versioning.key;
+        let meta = T::__odm_meta();
+        let key = meta.versioning.key;
         if inserted {
+            // The value as written holds every shard key field it stores.
+            self.shard = shard::values(meta.shard_key, &plan.current).unwrap_or_default();
             self.version = key.map(|_| 0);
         } else if plan.effect.bump && key.is_some() {
             self.version = Some(self.version.unwrap_or(0) + 1);
@@ -282,55 +259,13 @@ impl<T: Document> Doc<T> {
         Doc {
             value: self.value.clone(),
             tracked: self.tracked.clone(),
+            shard: self.shard.clone(),
             version: self.version,
             increment: self.increment,
             in_doubt: self.in_doubt,
             deleted: self.deleted,
             model: self.model.clone(),
         }
-    }
-
-    /// Re-reads the document, dropping local changes.
-    pub async fn reload(&mut self) -> Result<()> {
-        let Some(id) = self.tracked.id() else {
-            return Err(self.not_found(doc! {}));
-        };
-        let filter = doc! { "_id": id.clone() };
-        match self.model.find_raw(filter.clone(), None).await? {
-            Some(raw) => {
-                let loaded = codec::load::<T>(raw, self.model.name())?;
-                self.value = loaded.value;
-                self.tracked = Tracked::Clean {
-                    id: loaded.id,
-                    stored: loaded.stored,
-                };
-                self.version = loaded.version;
-                self.increment = false;
-                self.in_doubt = false;
-                Ok(())
-            }
-            None => Err(self.not_found(filter)),
-        }
-    }
-
-    /// Deletes the stored document. Afterwards a save returns
-    /// [`Error::NotFound`] without writing.
-    pub async fn delete(&mut self) -> Result<()> {
-        let Some(id) = self.tracked.id() else {
-            return Err(self.not_found(doc! {}));
-        };
-        let filter = doc! { "_id": id.clone() };
-        let result = self
-            .model
-            .collection()
-            .delete_one(filter.clone())
-            .await
-            .map_err(|e| crate::error::from_driver(e, self.model.name()))?;
-        if result.deleted_count == 0 {
-            return Err(self.not_found(filter));
-        }
-        self.deleted = true;
-        Ok(())
     }
 }
 

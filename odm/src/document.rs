@@ -1,10 +1,13 @@
 //! The trait `#[derive(Document)]` implements.
 
+use std::future::Future;
+
 use mongodb::Database;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::error::ValidationErrors;
+use crate::error::{Result, ValidationErrors};
+use crate::hooks::HookContext;
 use crate::meta::Meta;
 use crate::model::Model;
 
@@ -39,6 +42,43 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
         Err(serde::de::Error::custom(
             "this `Document` implementation cannot write an id; derive `Document` to get one",
         ))
+    }
+
+    /// `before_save` of [`Hooks`](crate::Hooks), for a model with
+    /// `#[odm(hooks)]`.
+    #[doc(hidden)]
+    fn __odm_before_save(
+        &mut self,
+        _ctx: &mut HookContext<'_>,
+    ) -> impl Future<Output = Result<()>> + Send {
+        async { Ok(()) }
+    }
+
+    /// `after_save` of [`Hooks`](crate::Hooks).
+    #[doc(hidden)]
+    fn __odm_after_save(
+        &self,
+        _ctx: &mut HookContext<'_>,
+    ) -> impl Future<Output = Result<()>> + Send {
+        async { Ok(()) }
+    }
+
+    /// `before_delete` of [`Hooks`](crate::Hooks).
+    #[doc(hidden)]
+    fn __odm_before_delete(
+        &self,
+        _ctx: &mut HookContext<'_>,
+    ) -> impl Future<Output = Result<()>> + Send {
+        async { Ok(()) }
+    }
+
+    /// `after_delete` of [`Hooks`](crate::Hooks).
+    #[doc(hidden)]
+    fn __odm_after_delete(
+        &self,
+        _ctx: &mut HookContext<'_>,
+    ) -> impl Future<Output = Result<()>> + Send {
+        async { Ok(()) }
     }
 
     /// The handle to this model's collection in `db`.

@@ -4,6 +4,12 @@ use std::fmt;
 
 use mongodb::bson::{Bson, Document as BsonDocument};
 
+mod driver;
+mod duplicate;
+
+pub(crate) use driver::{from_driver, may_have_applied, Cause, Described};
+pub(crate) use duplicate::complete_insert;
+
 /// `Result<T, odm::Error>`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -44,6 +50,13 @@ pub enum Error {
     /// A fenced write was refused: the document already holds a larger
     /// fencing token, written under a newer lease. Nothing was changed.
     Fenced(Box<FencedError>),
+    /// A save would change a field of the model's `shard_key`; nothing was
+    /// sent.
+    ShardKey(Box<ShardKeyError>),
+    /// A `before_save` / `before_delete` hook refused the operation (nothing
+    /// was sent), or an `after_save` / `after_delete` hook failed (the write
+    /// stands). See [`Hooks`](crate::Hooks).
+    Hook(Box<HookError>),
     /// Any other error from the MongoDB driver.
     Driver(mongodb::error::Error),
 }
@@ -57,21 +70,39 @@ impl fmt::Display for Error {
             Error::DuplicateKey(e) => e.fmt(f),
             Error::Index(e) => e.fmt(f),
             Error::Deserialize(e) => e.fmt(f),
-            Error::Serialize(e) => write!(f, "cannot serialize the document to BSON: {e}"),
+            Error::Serialize(e) => {
+                f.write_str("cannot serialize the document to BSON: ")?;
+                driver::serialize_text(e, f)
+            }
             Error::LeaseLost(e) => e.fmt(f),
             Error::LeaseTimeout(e) => e.fmt(f),
             Error::Fenced(e) => e.fmt(f),
-            Error::Driver(e) => e.fmt(f),
+            Error::ShardKey(e) => e.fmt(f),
+            Error::Hook(e) => e.fmt(f),
+            Error::Driver(e) => driver::describe(e, f),
         }
     }
 }
 
+/// Each variant is its payload: the same text, and the payload's source,
+/// which is the driver's error where there is one (a duplicate key, an
+/// index the server refused) and the serializer's for [`Error::Serialize`].
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
+            Error::Version(e) => e.source(),
+            Error::NotFound(e) => e.source(),
+            Error::Validation(e) => e.source(),
+            Error::DuplicateKey(e) => e.source(),
+            Error::Index(e) => e.source(),
+            Error::Deserialize(e) => e.source(),
             Error::Serialize(e) => Some(&**e),
+            Error::LeaseLost(e) => e.source(),
+            Error::LeaseTimeout(e) => e.source(),
+            Error::Fenced(e) => e.source(),
+            Error::ShardKey(e) => e.source(),
+            Error::Hook(e) => e.source(),
             Error::Driver(e) => Some(e),
-            _ => None,
         }
     }
 }
@@ -122,6 +153,8 @@ impl fmt::Display for VersionError {
     }
 }
 
+impl std::error::Error for VersionError {}
+
 /// A write, reload or delete found no document matching its filter.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -141,6 +174,8 @@ impl fmt::Display for NotFoundError {
         )
     }
 }
+
+impl std::error::Error for NotFoundError {}
 
 /// One failed validation: where, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -248,6 +283,8 @@ pub struct DuplicateKeyError {
     pub key_value: Option<Box<BsonDocument>>,
     /// The server's message.
     pub message: String,
+    /// The driver's error: the [`source`](std::error::Error::source).
+    pub(crate) cause: Cause,
 }
 
 impl fmt::Display for DuplicateKeyError {
@@ -260,6 +297,12 @@ impl fmt::Display for DuplicateKeyError {
             write!(f, ": {key}")?;
         }
         Ok(())
+    }
+}
+
+impl std::error::Error for DuplicateKeyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause.source()
     }
 }
 
@@ -281,14 +324,18 @@ impl fmt::Display for DeserializeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "cannot load document \"{}\" from collection \"{}\": field \"{}\": {}",
+            "cannot load document \"{}\" from collection \"{}\"",
             id_text(&self.id),
             self.collection,
-            self.path,
-            self.message
-        )
+        )?;
+        if !self.path.is_empty() {
+            write!(f, ": field \"{}\"", self.path)?;
+        }
+        write!(f, ": {}", self.message)
     }
 }
+
+impl std::error::Error for DeserializeError {}
 
 /// A lease is no longer held by the caller.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -310,6 +357,8 @@ impl fmt::Display for LeaseLostError {
     }
 }
 
+impl std::error::Error for LeaseLostError {}
+
 /// A lease stayed held by others for the whole wait.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -329,6 +378,8 @@ impl fmt::Display for LeaseTimeoutError {
         )
     }
 }
+
+impl std::error::Error for LeaseTimeoutError {}
 
 /// A fenced write refused because a larger token already wrote the document.
 #[derive(Debug, Clone, PartialEq)]
@@ -358,140 +409,75 @@ impl fmt::Display for FencedError {
     }
 }
 
-/// Turns a driver error into the typed error a user matches on.
-pub(crate) fn from_driver(e: mongodb::error::Error, collection: &str) -> Error {
-    use mongodb::error::{ErrorKind, WriteFailure};
-    let duplicate = match &*e.kind {
-        ErrorKind::Write(WriteFailure::WriteError(w)) if w.code == 11000 => Some(w.message.clone()),
-        ErrorKind::Command(c) if c.code == 11000 => Some(c.message.clone()),
-        ErrorKind::InsertMany(m) => m
-            .write_errors
-            .as_ref()
-            .and_then(|ws| ws.iter().find(|w| w.code == 11000))
-            .map(|w| w.message.clone()),
-        _ => None,
-    };
-    match duplicate {
-        Some(message) => {
-            let mut d = parse_duplicate(collection, message);
-            let details = crate::index::server_details(&e);
-            if d.key.is_none() {
-                d.key = details.key_value.as_ref().map(ToString::to_string);
-            }
-            d.key_pattern = details.key_pattern.map(Box::new);
-            d.key_value = details.key_value.map(Box::new);
-            Error::DuplicateKey(Box::new(d))
-        }
-        None => Error::Driver(e),
+impl std::error::Error for FencedError {}
+
+/// A save that would change a shard key field of a stored document.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ShardKeyError {
+    /// The model's collection.
+    pub collection: String,
+    /// The `_id` of the document.
+    pub id: Bson,
+    /// The shard key field (BSON name).
+    pub field: String,
+    /// The path the save would have written (the field or a path under it).
+    pub path: String,
+}
+
+impl fmt::Display for ShardKeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cannot change shard key field \"{}\" (path \"{}\") of document \"{}\" in collection \"{}\": a stored document keeps its shard key; nothing was sent",
+            self.field,
+            self.path,
+            id_text(&self.id),
+            self.collection
+        )
     }
 }
 
-/// Whether a write that failed with `e` may have been applied anyway. Only
-/// a refusal by the server says it was not: a write error (a duplicate key,
-/// a failed validation) or a command error not labelled retryable (with
-/// that label, an earlier attempt of a retried write may have landed). A
-/// lost connection, a timeout or a write concern error (the write was
-/// applied; its replication is unknown) leave the outcome in doubt.
-pub(crate) fn may_have_applied(e: &mongodb::error::Error) -> bool {
-    use mongodb::error::{ErrorKind, WriteFailure, RETRYABLE_WRITE_ERROR};
-    match &*e.kind {
-        ErrorKind::Write(WriteFailure::WriteError(_)) => false,
-        ErrorKind::Command(_) => e.contains_label(RETRYABLE_WRITE_ERROR),
-        _ => true,
+impl std::error::Error for ShardKeyError {}
+
+/// The error of a document hook (see [`Hooks`](crate::Hooks)).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct HookError {
+    /// The hook that failed: `before_save`, `after_save`, `before_delete`
+    /// or `after_delete`.
+    pub hook: &'static str,
+    /// What the hook returned.
+    pub source: Box<dyn std::error::Error + Send + Sync>,
+}
+
+impl fmt::Display for HookError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} hook failed: {}", self.hook, self.source)
     }
 }
 
-/// Reads `index: NAME dup key: { ... }` out of the server's E11000 message.
-fn parse_duplicate(collection: &str, message: String) -> DuplicateKeyError {
-    let index = crate::index::index_from_message(&message);
-    let key = message
-        .find("dup key: ")
-        .map(|at| message[at + "dup key: ".len()..].trim().to_string());
-    DuplicateKeyError {
-        collection: collection.to_string(),
-        index,
-        key: key.filter(|s| !s.is_empty()),
-        key_pattern: None,
-        key_value: None,
-        message,
+/// The hook's reason is in the `Display` text already, so `source()` goes
+/// on from the reason's own source: a report walking the chain shows each
+/// text once.
+impl std::error::Error for HookError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.source()
     }
 }
 
-impl From<mongodb::error::Error> for Error {
-    fn from(e: mongodb::error::Error) -> Self {
-        Error::Driver(e)
+impl Error {
+    /// The error a hook returns to refuse an operation, from anything that
+    /// is an error (a `String` or `&str` too):
+    /// `return Err(Error::hook("a closed account cannot be saved"))`. The
+    /// hook's name is filled in when odm runs it.
+    pub fn hook(reason: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Error {
+        Error::Hook(Box::new(HookError {
+            hook: "",
+            source: reason.into(),
+        }))
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use mongodb::bson::oid::ObjectId;
-
-    #[test]
-    fn version_error_displays_like_mongoose() {
-        let id = ObjectId::parse_str("64b7f0c2a1b2c3d4e5f60718").unwrap();
-        let e = VersionError {
-            id: Bson::ObjectId(id),
-            version: 3,
-            modified_paths: vec!["tags".into(), "comments.1.text".into()],
-        };
-        assert_eq!(
-            e.to_string(),
-            "No matching document found for id \"64b7f0c2a1b2c3d4e5f60718\" version 3 modifiedPaths \"tags, comments.1.text\""
-        );
-        let e = VersionError {
-            id: Bson::String("u1".into()),
-            version: 0,
-            modified_paths: vec![],
-        };
-        assert_eq!(
-            e.to_string(),
-            "No matching document found for id \"u1\" version 0 modifiedPaths \"\""
-        );
-    }
-
-    #[test]
-    fn lock_errors_say_what_happened() {
-        let lost = LeaseLostError {
-            key: "email:a@b.c".into(),
-            token: 4,
-        };
-        assert_eq!(
-            lost.to_string(),
-            "lease \"email:a@b.c\" (token 4) is no longer held: it expired by the database's clock and may have been taken by another holder"
-        );
-        let timeout = LeaseTimeoutError {
-            key: "k".into(),
-            waited: std::time::Duration::from_millis(1500),
-        };
-        assert_eq!(
-            timeout.to_string(),
-            "lease \"k\" is still held by another holder after waiting 1.5s"
-        );
-        let fenced = FencedError {
-            collection: "reports".into(),
-            filter: mongodb::bson::doc! { "_id": 42 },
-            token: 3,
-            stored: Some(5),
-        };
-        assert_eq!(
-            fenced.to_string(),
-            "fenced write with token 3 refused on collection \"reports\" for \"{ \"_id\": 42 }\": the document holds the newer token 5"
-        );
-    }
-
-    #[test]
-    fn duplicate_message_is_parsed() {
-        let d = parse_duplicate(
-            "users",
-            "E11000 duplicate key error collection: app.users index: email_1 dup key: { email: \"a@b.c\" }".into(),
-        );
-        assert_eq!(d.index.as_deref(), Some("email_1"));
-        assert_eq!(d.key.as_deref(), Some("{ email: \"a@b.c\" }"));
-        assert_eq!(
-            d.to_string(),
-            "duplicate key in collection \"users\" on index \"email_1\": { email: \"a@b.c\" }"
-        );
-    }
-}
+mod tests;

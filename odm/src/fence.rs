@@ -15,7 +15,8 @@ use mongodb::bson::{doc, Bson, Document};
 use mongodb::{ClientSession, Collection};
 
 use crate::atomic::ops;
-use crate::error::{Error, FencedError, Result};
+use crate::command_log::Command;
+use crate::error::{from_driver, Error, FencedError, Result};
 
 /// The stored field holding the largest token that wrote the document.
 pub(crate) const FENCE: &str = "__fence";
@@ -56,14 +57,13 @@ pub(crate) async fn refusal(
     session: Option<&mut ClientSession>,
 ) -> Result<Option<Error>> {
     let docs = collection.clone_with_type::<Document>();
-    let action = docs
-        .find_one(refusing(filter.clone(), token))
-        .projection(doc! { FENCE: 1 });
-    let found = match session {
-        Some(s) => action.session(s).await,
-        None => action.await,
-    }
-    .map_err(Error::Driver)?;
+    let refusing = refusing(filter.clone(), token);
+    let log = Command::new(collection.name(), "find").filter(&refusing);
+    let action = docs.find_one(refusing).projection(doc! { FENCE: 1 });
+    let found = log
+        .send(crate::session::send(action, session))
+        .await
+        .map_err(|e| from_driver(e, collection.name()))?;
     Ok(found.map(|stored| {
         Error::Fenced(Box::new(FencedError {
             collection: collection.name().to_string(),

@@ -15,9 +15,10 @@ use mongodb::bson::Bson;
 use serde::de::DeserializeOwned;
 
 use crate::codec;
-use crate::doc::{Doc, Plan};
+use crate::doc::Doc;
 use crate::document::Document;
 use crate::error::{Error, Result, ValidationError};
+use crate::request::Plan;
 
 /// Stores `id` in `field`, deserialized into the field's type. The derive's
 /// `__odm_set_id` calls it on the field stored as `_id`.

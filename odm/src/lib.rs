@@ -49,13 +49,13 @@
 //! | `version_key = "rev"` | the version field in stored documents (default `__v`) |
 //! | `versioning = false` | no version at all |
 //! | `optimistic_concurrency` | every changing save checks and bumps the version |
-//! | `optimistic_concurrency(include(a, b))` / `(exclude(a, b))` | only changes to / outside these fields are checked |
+//! | `optimistic_concurrency(include(a, b))` / `(exclude(a, b))` | only changes to / outside these fields (or [paths](#field-paths): `profile.first_name`) are checked |
 //! | `validate = path` | a cross-field rule `fn(&Self) -> Result<(), ValidationError>` (repeatable) |
 //! | `index(keys(a = 1, b = -1), unique, sparse, partial(..), name = "..")` | a compound index |
 //!
 //! | on a field | meaning |
 //! |---|---|
-//! | `skip_versioning` | changes to this array never touch the version |
+//! | `skip_versioning` | changes to this array never touch the version (any [`BsonArray`]) |
 //! | `unique`, `index`, `sparse`, `partial(status = "ACTIVE")` | single-field indexes ([`index`]) |
 //! | `min`, `max`, `min_len`, `max_len`, `one_of(..)`, `required`, `validate = path`, `nested` | validation ([`validate`]) |
 //!
@@ -218,6 +218,75 @@
 //! create it with [`sync_indexes`](crate::Model::sync_indexes), and the losing insert or save
 //! gets [`Error::DuplicateKey`] naming the index and the key. See [`index`].
 //!
+//! ## Reading many documents
+//!
+//! Awaiting [`Model::find`] gives a `Vec` of every match. For a scan that
+//! must not hold them all, [`Find::stream`] gives a [`FindStream`] over the
+//! server's cursor, one batch in memory at a time (size it with
+//! [`Find::batch_size`]); a document that does not load is one `Err` item
+//! and the scan goes on.
+//!
+//! ## Seeing the commands
+//!
+//! Every command odm sends is a [`tracing`](https://docs.rs/tracing) event
+//! with target `odm::command`: at DEBUG the collection, operation, the
+//! shape of the filter and update (values as `?`), duration and outcome;
+//! at TRACE the values too. Credentials never appear. Install any
+//! subscriber, e.g. `tracing_subscriber::fmt().with_max_level(Level::DEBUG).init()`.
+//!
+//! ## Field paths
+//!
+//! `User::fields().email()` is the stored name of `email` (`"email"`, with
+//! serde's renames), and a misspelled field does not compile; through an
+//! embedded struct deriving [`Fields`] it goes on:
+//! `Post::fields().comments().text()` is `"comments.text"`. Use them as
+//! keys of filters, sorts and updates: `doc! { User::fields().email():
+//! "a@b.c" }`. See [`fields`].
+//!
+//! `optimistic_concurrency(include(..))` and `exclude(..)` take such paths
+//! too, checked the same way: `profile.first_name`, a map key in quotes
+//! (`prefs."dark mode".enabled`), `*` for any key (`prefs.*.seen`). As in
+//! Mongoose, a save is checked under `include` when a change is at, under
+//! or above a listed path (`comments.2.text` and a push to `comments` both
+//! touch `comments.text`: array positions are not written), and under
+//! `exclude` unless every change is at or under a listed path.
+//!
+//! ```
+//! # use odm::prelude::*;
+//! # use serde::{Deserialize, Serialize};
+//! #[derive(Debug, Clone, Serialize, Deserialize, Fields)]
+//! pub struct Profile {
+//!     pub first_name: String,
+//!     pub last_name: String,
+//! }
+//!
+//! #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+//! #[odm(optimistic_concurrency(include(profile.first_name)))]
+//! pub struct User {
+//!     #[serde(rename = "_id")]
+//!     pub id: i64,
+//!     pub profile: Profile,
+//! }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> odm::Result<()> {
+//! # let client = mongodb::Client::with_uri_str("mongodb://127.0.0.1:9/").await?;
+//! let users = User::model(&client.database("app"));
+//! let stored = rawdoc! { "_id": 1_i64, "profile": { "first_name": "A", "last_name": "B" }, "__v": 0 };
+//!
+//! let mut user = users.hydrate(&stored)?;
+//! user.profile.last_name = "Byron".into();         // not listed: no version check
+//! assert!(!user.changes().unwrap().0.contains_key("__v"));
+//!
+//! let mut user = users.hydrate(&stored)?;
+//! user.profile.first_name = "Ada".into();          // listed: checked and bumped
+//! let (filter, update) = user.changes().unwrap();
+//! assert_eq!(filter, doc! { "_id": 1_i64, "__v": 0 });
+//! assert_eq!(update.get("$inc"), Some(&odm::bson::bson!({ "__v": 1 })));
+//! # client.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! ## Testing against a server
 //!
 //! With the `testing` feature, `odm::testing` starts a local
@@ -243,8 +312,11 @@
 //! queue), `unique_index` ([`Error::DuplicateKey`] naming the index),
 //! `optimistic_concurrency` (two stale copies), `retry` (concurrent
 //! counters), `transaction` (a transfer, rolled back), and for locks
-//! `locks_ticket` and `archived_email` (see [Locks](#locks)). Their code
-//! is in `examples/features/`; `tests/examples_run.rs` runs each.
+//! `locks_ticket` and `archived_email` (see [Locks](#locks)), `hooks`
+//! (see [Hooks](#hooks)), `typed_paths` ([field paths](#field-paths)
+//! in queries and in `optimistic_concurrency`), and `tracing` (the command
+//! log). Their code is in `examples/features/`; `tests/examples_run.rs`
+//! runs each.
 //!
 //! ## Locks
 //!
@@ -343,37 +415,107 @@
 //! }
 //! ```
 //!
+//! ## Hooks
+//!
+//! `#[odm(hooks)]` plus `impl Hooks for Model` runs async code around
+//! saves and deletes: `before_save` may change the document (the change
+//! goes out in the same single write) or refuse with [`Error::hook`]
+//! (nothing is sent); validators run after it, on what it left, so a hook
+//! cannot store what the validators refuse (Mongoose validates first);
+//! `after_save` runs once the write landed, and its error is returned
+//! while the write stands. [`HookContext`] hands a hook the operation's
+//! session (inside a transaction, a hook's own writes join it) and the
+//! database. `before_delete` / `after_delete` work the same way around
+//! [`Doc::delete`]. [`Doc::changes`] shows a save before its hooks run.
+//! See [`hooks`] and the `hooks` example.
+//!
+//! ```
+//! # use odm::prelude::*;
+//! # use odm::{HookContext, Hooks};
+//! # use serde::{Deserialize, Serialize};
+//! #[derive(Debug, Serialize, Deserialize, Document)]
+//! #[odm(hooks)]
+//! pub struct Tag {
+//!     #[serde(rename = "_id")]
+//!     pub id: ObjectId,
+//!     pub label: String,
+//! }
+//!
+//! impl Hooks for Tag {
+//!     async fn before_save(&mut self, _ctx: &mut HookContext<'_>) -> odm::Result<()> {
+//!         self.label = self.label.trim().to_lowercase();
+//!         Ok(())
+//!     }
+//! }
+//! ```
+//!
+//! ## Shard keys
+//!
+//! On a sharded collection MongoDB routes a targeted write by the shard
+//! key, so `#[odm(shard_key(tenant_id, region))]` puts those fields, with
+//! their values as loaded (a field the stored document lacks as `null`),
+//! into the filter of every save, reload and delete (`changes()` shows
+//! them). A save that changes a shard key field of a stored document fails
+//! with [`Error::ShardKey`] before anything is sent: delete and insert the
+//! document instead. What is tested: the filters odm sends, that a document
+//! whose stored key differs from the loaded one is not matched, and the
+//! refusal, against a one-node replica set. What is not: a real sharded
+//! cluster (mongos routing, chunk migrations), which cannot be started
+//! here. Upserts and claims take their filter from the caller, who must
+//! include the shard key there.
+//!
 //! ## Errors
 //!
 //! [`Error`] is `#[non_exhaustive]`; the variants to match on are
 //! [`Error::Version`] (a stale copy), [`Error::NotFound`],
 //! [`Error::Validation`], [`Error::DuplicateKey`], [`Error::Index`],
 //! [`Error::Deserialize`] (a stored document that does not fit the type,
-//! naming its id and the field), and for locks [`Error::LeaseLost`],
+//! naming its id and the field), [`Error::ShardKey`], [`Error::Hook`],
+//! and for locks [`Error::LeaseLost`],
 //! [`Error::LeaseTimeout`] and [`Error::Fenced`]. Large payloads are boxed so `odm::Result`
 //! stays small; reach their fields as usual (`Err(Error::Version(e)) =>
 //! e.version`).
+//!
+//! A driver error converts (`?`, [`From`]) by the same rules odm's own
+//! operations follow: a duplicate key from a raw `insert_one`,
+//! `insert_many`, `findOneAndUpdate` or bulk write is [`Error::DuplicateKey`]
+//! with its index and key, like a failed [`Doc::save`]. Each payload is a
+//! [`std::error::Error`], and [`source`](std::error::Error::source) leads
+//! to the driver's error where there is one.
 
 #![warn(missing_docs)]
 
+mod array;
 mod atomic;
 mod codec;
+mod command_log;
+mod delete;
 mod diff;
 mod doc;
 mod document;
 mod error;
 mod fence;
+pub mod fields;
 mod guard;
+pub mod hooks;
 pub mod index;
 mod insert_id;
 pub mod lock;
 mod meta;
 mod model;
+mod paths;
 mod query;
+#[cfg(test)]
+mod random_values;
 mod rawde;
 mod rawser;
+mod reload;
+mod request;
 mod save;
+mod session;
+mod stream;
 mod strict;
+mod timestamps;
 pub mod validate;
 mod version_key;
 mod versioning;
@@ -384,20 +526,26 @@ pub mod __private;
 #[cfg(feature = "testing")]
 pub mod testing;
 
+pub use array::BsonArray;
 pub use atomic::{
     transaction, Claim, DocCheckpoint, Rollback, Transaction, UpdateWithRetry, Upsert,
 };
+pub use delete::Delete;
 pub use doc::Doc;
 pub use document::Document;
 pub use error::{
-    DeserializeError, DuplicateKeyError, Error, FencedError, LeaseLostError, LeaseTimeoutError,
-    NotFoundError, Result, ValidationError, ValidationErrors, VersionError,
+    DeserializeError, DuplicateKeyError, Error, FencedError, HookError, LeaseLostError,
+    LeaseTimeoutError, NotFoundError, Result, ShardKeyError, ValidationError, ValidationErrors,
+    VersionError,
 };
-pub use index::{IndexError, SyncReport};
-pub use meta::{Concurrency, Meta, Timestamps, Versioning};
+pub use fields::{FieldPath, Fields, Flattened};
+pub use hooks::{HookContext, Hooks};
+pub use index::{IndexError, SyncIndexes, SyncReport};
 pub use model::Model;
 pub use query::{Count, Create, Find, FindOne};
+pub use reload::Reload;
 pub use save::{BoxFuture, Save};
+pub use stream::FindStream;
 pub use validate::Validate;
 
 /// `#[derive(Document)]`; see the [crate documentation](crate).
@@ -406,12 +554,15 @@ pub use odm_derive::Document;
 /// `#[derive(Validate)]` for embedded sub-documents; see [`validate`].
 pub use odm_derive::Validate;
 
+/// `#[derive(Fields)]`: typed paths for embedded sub-documents; see [`fields`].
+pub use odm_derive::Fields;
+
 pub use mongodb::bson;
 
 /// Everything a model file needs: `use odm::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Doc, Document, Error, Model, Result, Validate, ValidationError, ValidationErrors,
+        Doc, Document, Error, Fields, Model, Result, Validate, ValidationError, ValidationErrors,
     };
     pub use mongodb::bson::oid::ObjectId;
     pub use mongodb::bson::{doc, rawdoc};

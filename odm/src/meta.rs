@@ -8,9 +8,11 @@ pub enum Concurrency {
     Off,
     /// `optimistic_concurrency`: every save that changes something is checked.
     All,
-    /// `optimistic_concurrency(include(..))`: BSON names of the checked fields.
+    /// `optimistic_concurrency(include(..))`: dotted BSON paths of the
+    /// checked fields (`$*` for any map key).
     Include(&'static [&'static str]),
-    /// `optimistic_concurrency(exclude(..))`: BSON names of the unchecked fields.
+    /// `optimistic_concurrency(exclude(..))`: dotted BSON paths of the
+    /// unchecked fields (`$*` for any map key).
     Exclude(&'static [&'static str]),
 }
 
@@ -49,6 +51,10 @@ pub struct Meta {
     pub indexes: &'static [crate::index::IndexSpec],
     /// `#[odm(timestamps)]`: the BSON names of the two timestamp fields.
     pub timestamps: Option<Timestamps>,
+    /// `#[odm(shard_key(..))]`: the BSON names of the shard key fields.
+    pub shard_key: &'static [&'static str],
+    /// `#[odm(hooks)]`: the model implements [`Hooks`](crate::Hooks).
+    pub hooks: bool,
 }
 
 /// The fields `#[odm(timestamps)]` maintains, by BSON name.

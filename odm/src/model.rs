@@ -8,9 +8,11 @@ use mongodb::bson::Document as BsonDocument;
 use mongodb::{ClientSession, Collection, Database};
 
 use crate::codec;
+use crate::command_log::Command;
 use crate::doc::Doc;
 use crate::document::Document;
-use crate::error::{Error, Result};
+use crate::error::{from_driver, Result};
+use crate::session::send;
 
 /// The handle to the collection of model `T`. Cheap to clone; `Send + Sync`.
 pub struct Model<T> {
@@ -59,6 +61,12 @@ impl<T: Document> Model<T> {
         &self.docs
     }
 
+    /// The database the collection is in.
+    pub fn database(&self) -> Database {
+        let namespace = self.docs.namespace();
+        self.docs.client().database(&namespace.db)
+    }
+
     pub(crate) fn raw_collection(&self) -> &Collection<RawDocumentBuf> {
         &self.raw
     }
@@ -77,7 +85,7 @@ impl<T: Document> Model<T> {
     /// [`hydrate`](Model::hydrate), keeping the bytes it is given.
     pub(crate) fn track(&self, raw: RawDocumentBuf) -> Result<Doc<T>> {
         let loaded = codec::load::<T>(raw, self.name())?;
-        Ok(Doc::loaded(self.clone(), loaded))
+        Doc::loaded(self.clone(), loaded)
     }
 
     pub(crate) async fn find_raw(
@@ -85,11 +93,8 @@ impl<T: Document> Model<T> {
         filter: BsonDocument,
         session: Option<&mut ClientSession>,
     ) -> Result<Option<RawDocumentBuf>> {
-        let action = self.raw.find_one(filter);
-        let found = match session {
-            Some(s) => action.session(s).await,
-            None => action.await,
-        };
-        found.map_err(Error::Driver)
+        let log = Command::new(self.name(), "find").filter(&filter);
+        let found = log.send(send(self.raw.find_one(filter), session)).await;
+        found.map_err(|e| from_driver(e, self.name()))
     }
 }

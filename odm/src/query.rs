@@ -4,16 +4,17 @@
 use std::future::IntoFuture;
 
 use futures_util::TryStreamExt;
-use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::{doc, Bson, Document as BsonDocument};
 use mongodb::options::{FindOneOptions, FindOptions};
 use mongodb::ClientSession;
 
+use crate::command_log::Command;
 use crate::doc::Doc;
 use crate::document::Document;
-use crate::error::{from_driver, Error, Result};
+use crate::error::{from_driver, Result};
 use crate::model::Model;
 use crate::save::BoxFuture;
+use crate::stream::{FindStream, Source};
 
 impl<T: Document> Model<T> {
     /// Validates and inserts `value` now, with version 0. A missing or null
@@ -42,14 +43,13 @@ impl<T: Document> Model<T> {
         }
     }
 
-    /// Every document matching `filter`.
+    /// Every document matching `filter`: awaited, a `Vec`; or one at a
+    /// time with [`stream`](Find::stream).
     pub fn find(&self, filter: BsonDocument) -> Find<'_, T> {
         Find {
             model: self,
             filter,
-            sort: None,
-            limit: None,
-            skip: None,
+            options: FindOptions::default(),
             session: None,
         }
     }
@@ -87,10 +87,7 @@ impl<'a, T: Document> IntoFuture for Create<'a, T> {
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(async move {
             let mut doc = self.model.new_doc(self.value);
-            match self.session {
-                Some(s) => doc.save().session(s).await?,
-                None => doc.save().await?,
-            }
+            crate::session::send(doc.save(), self.session).await?;
             Ok(doc)
         })
     }
@@ -127,16 +124,14 @@ impl<'a, T: Document> IntoFuture for FindOne<'a, T> {
         Box::pin(async move {
             let mut options = FindOneOptions::default();
             options.sort = self.sort;
+            let log = Command::new(self.model.name(), "find").filter(&self.filter);
             let action = self
                 .model
                 .raw_collection()
                 .find_one(self.filter)
                 .with_options(options);
-            let found = match self.session {
-                Some(s) => action.session(s).await,
-                None => action.await,
-            };
-            match found.map_err(Error::Driver)? {
+            let found = log.send(crate::session::send(action, self.session)).await;
+            match found.map_err(|e| from_driver(e, self.model.name()))? {
                 Some(raw) => Ok(Some(self.model.track(raw)?)),
                 None => Ok(None),
             }
@@ -144,34 +139,90 @@ impl<'a, T: Document> IntoFuture for FindOne<'a, T> {
     }
 }
 
-/// A pending [`Model::find`].
+/// A pending [`Model::find`]: `.await` it for a `Vec` of every matching
+/// document, or call [`stream`](Find::stream) to read them one at a time.
 #[must_use = "nothing is read until it is awaited"]
 pub struct Find<'a, T: Document> {
     model: &'a Model<T>,
     filter: BsonDocument,
-    sort: Option<BsonDocument>,
-    limit: Option<i64>,
-    skip: Option<u64>,
+    options: FindOptions,
     session: Option<&'a mut ClientSession>,
 }
 
 impl<'a, T: Document> Find<'a, T> {
     /// The order of the results.
     pub fn sort(mut self, sort: BsonDocument) -> Self {
-        self.sort = Some(sort);
+        self.options.sort = Some(sort);
         self
     }
 
     /// At most this many documents.
     pub fn limit(mut self, limit: i64) -> Self {
-        self.limit = Some(limit);
+        self.options.limit = Some(limit);
         self
     }
 
     /// Skips this many matching documents first.
     pub fn skip(mut self, skip: u64) -> Self {
-        self.skip = Some(skip);
+        self.options.skip = Some(skip);
         self
+    }
+
+    /// How many documents the server sends per batch (its default: 101 in
+    /// the first batch, then up to 16 MiB per batch). A
+    /// [`stream`](Find::stream) holds about one batch at a time.
+    pub fn batch_size(mut self, documents: u32) -> Self {
+        self.options.batch_size = Some(documents);
+        self
+    }
+
+    /// Sends the query and returns its documents as a
+    /// [`Stream`](futures_util::Stream) over the server's cursor, for scans
+    /// that must not hold every document at once:
+    ///
+    /// ```no_run
+    /// # use odm::prelude::*;
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+    /// # struct User { #[serde(rename = "_id")] id: ObjectId, status: String }
+    /// use futures_util::TryStreamExt;
+    ///
+    /// # async fn run(users: Model<User>) -> odm::Result<()> {
+    /// let mut pending = users.find(doc! { "status": "PENDING" }).batch_size(500).stream().await?;
+    /// while let Some(mut user) = pending.try_next().await? {
+    ///     user.status = "ACTIVE".into();
+    ///     user.save().await?;
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// A document that does not deserialize is one `Err` item and the
+    /// stream goes on (`try_next` above stops at it; `next` would not).
+    /// With [`session`](Find::session) the stream borrows the session
+    /// until it is dropped.
+    pub fn stream(self) -> BoxFuture<'a, Result<FindStream<'a, T>>> {
+        Box::pin(async move {
+            let Find {
+                model,
+                filter,
+                options,
+                session,
+            } = self;
+            let log = Command::new(model.name(), "find").filter(&filter);
+            let action = model.raw_collection().find(filter).with_options(options);
+            let source = match session {
+                Some(s) => {
+                    let cursor = log.send(async { action.session(&mut *s).await }).await;
+                    let cursor = cursor.map_err(|e| from_driver(e, model.name()))?;
+                    Source::Session(cursor, s)
+                }
+                None => {
+                    let cursor = log.send(action).await;
+                    Source::Plain(cursor.map_err(|e| from_driver(e, model.name()))?)
+                }
+            };
+            Ok(FindStream::new(model, source))
+        })
     }
 
     /// Reads inside `session` (and its transaction, if one is open).
@@ -185,33 +236,9 @@ impl<'a, T: Document> IntoFuture for Find<'a, T> {
     type Output = Result<Vec<Doc<T>>>;
     type IntoFuture = BoxFuture<'a, Result<Vec<Doc<T>>>>;
 
+    /// Every matching document; the first error ends it.
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move {
-            let mut options = FindOptions::default();
-            options.sort = self.sort;
-            options.limit = self.limit;
-            options.skip = self.skip;
-            let action = self
-                .model
-                .raw_collection()
-                .find(self.filter)
-                .with_options(options);
-            let raws: Vec<RawDocumentBuf> = match self.session {
-                Some(s) => {
-                    let mut cursor = action.session(&mut *s).await.map_err(Error::Driver)?;
-                    cursor
-                        .stream(s)
-                        .try_collect()
-                        .await
-                        .map_err(Error::Driver)?
-                }
-                None => {
-                    let cursor = action.await.map_err(Error::Driver)?;
-                    cursor.try_collect().await.map_err(Error::Driver)?
-                }
-            };
-            raws.into_iter().map(|raw| self.model.track(raw)).collect()
-        })
+        Box::pin(async move { self.stream().await?.try_collect().await })
     }
 }
 
@@ -237,11 +264,9 @@ impl<'a, T: Document> IntoFuture for Count<'a, T> {
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(async move {
+            let log = Command::new(self.model.name(), "count").filter(&self.filter);
             let action = self.model.collection().count_documents(self.filter);
-            let counted = match self.session {
-                Some(s) => action.session(s).await,
-                None => action.await,
-            };
+            let counted = log.send(crate::session::send(action, self.session)).await;
             counted.map_err(|e| from_driver(e, self.model.name()))
         })
     }

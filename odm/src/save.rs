@@ -8,10 +8,14 @@ use mongodb::bson::doc;
 use mongodb::ClientSession;
 
 use crate::codec;
-use crate::doc::{Doc, Plan};
+use crate::command_log::Command;
+use crate::doc::Doc;
 use crate::document::Document;
 use crate::error::{from_driver, may_have_applied, Error, Result};
+use crate::hooks::{self, HookContext};
 use crate::lock::Lease;
+use crate::request::{self, shard, Plan};
+use crate::session::send;
 
 /// The future of an `odm` operation: boxed, `Send`.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -95,24 +99,43 @@ impl<'a, T: Document> IntoFuture for Save<'a, T> {
 
 async fn run<T: Document>(
     doc: &mut Doc<T>,
-    session: Option<&mut ClientSession>,
+    mut session: Option<&mut ClientSession>,
     fence: Option<i64>,
 ) -> Result<()> {
     if doc.is_deleted() {
         let id = doc.id()?;
-        return Err(doc.not_found(doc! { "_id": id }));
+        return Err(request::not_found::<T>(request::target(&id, doc.shard())));
     }
-    if doc.is_new() {
+    let meta = T::__odm_meta();
+    let is_new = doc.is_new();
+    if meta.hooks {
+        let mut ctx = HookContext::new(session, is_new, doc.model().database());
+        let value: &mut T = doc;
+        let hooked = value.__odm_before_save(&mut ctx).await;
+        session = ctx.into_session();
+        hooked.map_err(|e| hooks::named("before_save", e))?;
+    }
+    if is_new {
         let plan = crate::insert_id::plan_with_id(doc)?;
         doc.validate().map_err(Error::Validation)?;
-        insert(doc, plan, session, fence).await
+        insert(doc, plan, session.as_deref_mut(), fence).await?;
     } else {
         doc.validate().map_err(Error::Validation)?;
         let plan = doc.plan()?;
-        update(doc, plan, session, fence).await
+        let id = doc.stored_id().expect("a stored document has an id");
+        shard::check(meta.shard_key, &plan.changes, meta.collection, id)?;
+        update(doc, plan, session.as_deref_mut(), fence).await?;
     }
+    if meta.hooks {
+        let mut ctx = HookContext::new(session, is_new, doc.model().database());
+        let value: &T = doc;
+        let hooked = value.__odm_after_save(&mut ctx).await;
+        hooked.map_err(|e| hooks::named("after_save", e))?;
+    }
+    Ok(())
 }
 
+/// Inserts a new document (with version 0 and the fence, if any).
 async fn insert<T: Document>(
     doc: &mut Doc<T>,
     plan: Plan,
@@ -126,33 +149,31 @@ async fn insert<T: Document>(
     if let Some(token) = fence {
         stored.append(crate::fence::FENCE, token);
     }
+    let log = Command::new(doc.model().name(), "insert").update(stored.as_ref());
     let action = doc.model().raw_collection().insert_one(&stored);
-    let result = match session {
-        Some(s) => action.session(s).await,
-        None => action.await,
-    };
-    result.map_err(|e| {
+    log.send(send(action, session)).await.map_err(|e| {
         let e = from_driver(e, doc.model().name());
-        crate::index::complete_insert(e, T::__odm_meta(), &stored)
+        crate::error::complete_insert(e, T::__odm_meta(), &stored)
     })?;
     let id = codec::read_id(&plan.current)?;
     doc.commit(id, plan, true);
     Ok(())
 }
 
+/// Sends the `updateOne` of `plan` and judges it on the matched count.
 async fn update<T: Document>(
     doc: &mut Doc<T>,
     plan: Plan,
-    session: Option<&mut ClientSession>,
+    mut session: Option<&mut ClientSession>,
     fence: Option<i64>,
 ) -> Result<()> {
     let id = doc.stored_id().expect("not new").clone();
-    let (mut filter, mut update) = doc.request(&id, &plan);
+    let target = doc.target().expect("not new");
+    let (mut filter, mut update) = request::request::<T>(&target, doc.version(), &plan);
     if let Some(token) = fence {
         filter = crate::fence::filter(filter, token);
         crate::fence::stamp(&mut update, token);
     }
-    let mut session = session;
     let matched = if update.is_empty() {
         // Nothing to write: check that the document (at this version, under
         // optimistic_concurrency) still exists, as Mongoose does.
@@ -161,12 +182,13 @@ async fn update<T: Document>(
         // In doubt until the server answers: a caller that stops waiting
         // may leave the update applied.
         let settled = std::mem::replace(&mut doc.in_doubt, true);
+        let log = Command::new(doc.model().name(), "update")
+            .filter(&filter)
+            .update(&update);
         let action = doc.model().collection().update_one(filter.clone(), update);
-        let result = match session.as_deref_mut() {
-            Some(s) => action.session(s).await,
-            None => action.await,
-        };
-        let matched = result
+        let matched = log
+            .send(send(action, session.as_deref_mut()))
+            .await
             .map_err(|e| {
                 doc.in_doubt = settled || may_have_applied(&e);
                 from_driver(e, doc.model().name())
@@ -174,24 +196,24 @@ async fn update<T: Document>(
             .matched_count;
         doc.in_doubt = settled;
         if let (0, Some(token)) = (matched, fence) {
-            let by_id = doc! { "_id": id.clone() };
             let collection = doc.model().raw_collection();
-            let refused = crate::fence::refusal(collection, by_id, token, session.as_deref_mut());
+            let refused =
+                crate::fence::refusal(collection, target.clone(), token, session.as_deref_mut());
             if let Some(e) = refused.await? {
                 return Err(e);
             }
         }
-        if matched == 0 && !plan.effect.any() && crate::guard::guarded(&plan.changes, false) {
+        if matched == 0 && request::only_guarded(&plan) {
             // Only a guard could have failed, or the document is gone:
             // tell a stale copy from a deleted document.
-            if !exists(doc, doc! { "_id": id.clone() }, session).await? {
-                return Err(doc.not_found(filter));
+            if !exists(doc, target, session).await? {
+                return Err(request::not_found::<T>(filter));
             }
         }
         matched
     };
     if matched == 0 {
-        return Err(doc.no_match(id, filter, &plan));
+        return Err(request::no_match::<T>(id, doc.version(), filter, &plan));
     }
     doc.commit(id, plan, false);
     Ok(())
@@ -203,14 +225,15 @@ async fn exists<T: Document>(
     filter: mongodb::bson::Document,
     session: Option<&mut ClientSession>,
 ) -> Result<bool> {
+    let log = Command::new(doc.model().name(), "find").filter(&filter);
     let action = doc
         .model()
         .raw_collection()
         .find_one(filter)
         .projection(doc! { "_id": 1 });
-    let found = match session {
-        Some(s) => action.session(s).await,
-        None => action.await,
-    };
-    Ok(found.map_err(Error::Driver)?.is_some())
+    Ok(log
+        .send(send(action, session))
+        .await
+        .map_err(|e| from_driver(e, doc.model().name()))?
+        .is_some())
 }

@@ -57,6 +57,21 @@ pub fn uri() -> String {
     }
 }
 
+/// `uri` with any password replaced by `***`, for printing.
+pub fn redacted(uri: &str) -> String {
+    let Some((scheme, rest)) = uri.split_once("://") else {
+        return uri.to_string();
+    };
+    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => {
+            let user = rest[..at].split(':').next().unwrap_or("");
+            format!("{scheme}://{user}:***@{}", &rest[at + 1..])
+        }
+        None => uri.to_string(),
+    }
+}
+
 /// `true` when the tests run against the local SecantusDB server.
 pub fn is_local() -> bool {
     uri();
@@ -66,6 +81,7 @@ pub fn is_local() -> bool {
 /// A client and a database of its own, for one test. Call
 /// [`finish`](TestDb::finish) at the end: it drops the database and shuts
 /// the client down.
+#[non_exhaustive]
 pub struct TestDb {
     /// The client.
     pub client: Client,
@@ -76,7 +92,12 @@ pub struct TestDb {
 impl TestDb {
     /// Connects to [`uri()`] and picks a fresh database name.
     pub async fn new() -> TestDb {
-        let client = client().await;
+        TestDb::with_client(client().await)
+    }
+
+    /// A fresh database on `client`: one the caller built with options of
+    /// its own (an app name, a command monitor).
+    pub fn with_client(client: Client) -> TestDb {
         let n = NEXT_DB.fetch_add(1, Ordering::SeqCst);
         let stamp = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -204,7 +225,11 @@ fn start_local() -> Result<String, String> {
     let mut last = String::new();
     for _ in 0..3 {
         let port = free_port()?;
-        match spawn(&python, port) {
+        match spawn(
+            &python,
+            port,
+            &["--storage-path", ":memory:", "--enable-test-commands"],
+        ) {
             Ok(child) => {
                 SERVER_PID.store(child.id() as i32, Ordering::SeqCst);
                 // SAFETY: registering a plain extern "C" function is sound.
@@ -219,12 +244,12 @@ fn start_local() -> Result<String, String> {
     Err(last)
 }
 
-fn spawn(python: &Path, port: u16) -> Result<Child, String> {
+fn spawn(python: &Path, port: u16, args: &[&str]) -> Result<Child, String> {
     let mut child = Command::new(python)
         .arg("-c")
         .arg(LAUNCHER)
         .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-        .args(["--storage-path", ":memory:", "--enable-test-commands"])
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -263,7 +288,11 @@ fn spawn(python: &Path, port: u16) -> Result<Child, String> {
 
 /// Stops the local server by its PID: SIGTERM, then SIGKILL after 5 s.
 pub fn stop() {
-    let pid = SERVER_PID.swap(0, Ordering::SeqCst);
+    stop_pid(SERVER_PID.swap(0, Ordering::SeqCst));
+}
+
+/// SIGTERM to a server this process started, then SIGKILL after 5 s.
+fn stop_pid(pid: i32) {
     if pid <= 0 {
         return;
     }
@@ -285,4 +314,45 @@ pub fn stop() {
 
 extern "C" fn stop_at_exit() {
     stop();
+}
+
+/// A server of its own, beside the shared one of [`uri()`]: started with
+/// the arguments a test needs (a disk `--storage-path` it can restart on,
+/// `--auth`), on a free loopback port, and stopped by its PID when dropped
+/// (or when this process dies). Tests that restart a server use it; it
+/// needs the local server package, whatever `MONGODB_URI` says.
+pub struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Server {
+    /// Installs the server package if needed and starts a server with
+    /// `args` (e.g. `["--storage-path", dir, "--auth"]`).
+    pub fn start(args: &[&str]) -> Result<Server, String> {
+        let python = install()?;
+        let mut last = String::new();
+        for _ in 0..3 {
+            let port = free_port()?;
+            match spawn(&python, port, args) {
+                Ok(child) => return Ok(Server { child, port }),
+                Err(e) => last = e,
+            }
+        }
+        Err(last)
+    }
+
+    /// Its loopback port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Stops it and waits until it has exited (its storage is then closed).
+    pub fn stop(self) {}
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        stop_pid(self.child.id() as i32);
+    }
 }

@@ -5,6 +5,7 @@ use mongodb::bson::{doc, Bson, Document};
 
 use crate::diff::{Change, Op};
 use crate::meta::{Concurrency, Versioning};
+use crate::paths::{covered_by_any, touches_any};
 
 /// The version effect of one save. Effects of several changes accumulate.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -65,13 +66,15 @@ fn change_effect(change: &Change) -> Effect {
     })
 }
 
-/// Whether `optimistic_concurrency` applies to a save with these changes.
+/// Whether `optimistic_concurrency` applies to a save with these changes:
+/// `include` when one touches a listed path (at, under or above it),
+/// `exclude` unless every one is at or under a listed path.
 fn concurrency_applies(mode: Concurrency, changes: &[Change]) -> bool {
     match mode {
         Concurrency::Off => false,
         Concurrency::All => true,
-        Concurrency::Include(fields) => changes.iter().any(|c| fields.contains(&c.field())),
-        Concurrency::Exclude(fields) => changes.iter().any(|c| !fields.contains(&c.field())),
+        Concurrency::Include(paths) => changes.iter().any(|c| touches_any(paths, &c.path)),
+        Concurrency::Exclude(paths) => changes.iter().any(|c| !covered_by_any(paths, &c.path)),
     }
 }
 
@@ -119,16 +122,17 @@ pub(crate) fn int(n: i64) -> Bson {
     }
 }
 
-/// `{_id, [version], [guards]}`: the filter of a save (see
+/// `{_id, [shard key], [version], [guards]}`: the filter of a save of the
+/// document stored as `target` (`{_id, shard key}`; see
 /// [`guard`](crate::guard) for what the guards require).
 pub(crate) fn filter(
-    id: &Bson,
+    target: &Document,
     key: Option<&str>,
     version: Option<i64>,
     effect: Effect,
     changes: &[Change],
 ) -> Document {
-    let mut filter = doc! { "_id": id.clone() };
+    let mut filter = target.clone();
     if let (true, Some(key), Some(version)) = (effect.check, key, version) {
         filter.insert(key, int(version));
     }

@@ -174,10 +174,8 @@ impl Monitored {
         options.command_event_handler = Some(monitor.handler());
         tune(&mut options);
         let client = Client::with_options(options).unwrap();
-        // The same naming as TestDb::new, with the app's number.
-        let db = client.database(&format!("odm_test_{}_m{n}", std::process::id()));
         Monitored {
-            t: TestDb { client, db },
+            t: TestDb::with_client(client),
             monitor,
             app,
         }

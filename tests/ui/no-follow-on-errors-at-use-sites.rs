@@ -21,6 +21,10 @@ async fn rename(users: &Model<User>, id: ObjectId) -> odm::Result<()> {
     user.save().await
 }
 
+fn name_filter() -> mongodb::bson::Document {
+    doc! { User::fields().name(): "Ada" }
+}
+
 fn main() {
-    let _ = (users, rename);
+    let _ = (users, rename, name_filter);
 }

@@ -16,6 +16,14 @@ fn bson_names(cont: &Container, idents: &[syn::Ident]) -> Vec<String> {
         .collect()
 }
 
+/// The dotted BSON paths of the listed paths, as constant expressions.
+fn bson_paths(cont: &Container, paths: &[crate::attr_paths::ListedPath]) -> Vec<TokenStream> {
+    paths
+        .iter()
+        .map(|p| super::fields::listed_path(cont, p))
+        .collect()
+}
+
 pub fn impl_document(cont: &Container) -> TokenStream {
     let ident = cont.ident;
     let mut generics = super::bounds::with_document_bounds(cont.original, false);
@@ -33,12 +41,12 @@ pub fn impl_document(cont: &Container) -> TokenStream {
     let concurrency = match &cont.attrs.concurrency {
         None => quote!(::odm::__private::Concurrency::Off),
         Some((_, ConcurrencyAttr::All)) => quote!(::odm::__private::Concurrency::All),
-        Some((_, ConcurrencyAttr::Include(idents))) => {
-            let names = bson_names(cont, idents);
+        Some((_, ConcurrencyAttr::Include(paths))) => {
+            let names = bson_paths(cont, paths);
             quote!(::odm::__private::Concurrency::Include(&[#(#names),*]))
         }
-        Some((_, ConcurrencyAttr::Exclude(idents))) => {
-            let names = bson_names(cont, idents);
+        Some((_, ConcurrencyAttr::Exclude(paths))) => {
+            let names = bson_paths(cont, paths);
             quote!(::odm::__private::Concurrency::Exclude(&[#(#names),*]))
         }
     };
@@ -53,14 +61,22 @@ pub fn impl_document(cont: &Container) -> TokenStream {
         let bson = &f.bson_name;
         quote!((#rust, #bson))
     });
+    let arrays = skip_versioning_arrays(cont);
     let indexes = super::indexes::index_specs(cont);
     let validate = super::validate::document_method(cont);
     let (timestamps, stamp) = timestamps(cont);
     let set_id = super::id::set_id_method(cont);
+    let shard_key = match &cont.attrs.shard_key {
+        Some((_, idents)) => bson_names(cont, idents),
+        None => Vec::new(),
+    };
+    let hooks = cont.attrs.hooks.is_some();
+    let hook_methods = super::hooks::hook_methods(cont);
     quote! {
         impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {
             #validate
             fn __odm_meta() -> &'static ::odm::__private::Meta {
+                #arrays
                 static META: ::odm::__private::Meta = ::odm::__private::Meta {
                     name: #name,
                     collection: #collection,
@@ -72,13 +88,29 @@ pub fn impl_document(cont: &Container) -> TokenStream {
                     fields: &[#(#fields),*],
                     indexes: #indexes,
                     timestamps: #timestamps,
+                    shard_key: &[#(#shard_key),*],
+                    hooks: #hooks,
                 };
                 &META
             }
             #stamp
             #set_id
+            #hook_methods
         }
     }
+}
+
+/// `assert_array::<FieldType>()` for every `skip_versioning` field,
+/// spanned at the type so a type that is no `BsonArray` is reported there.
+pub fn skip_versioning_arrays(cont: &Container) -> TokenStream {
+    cont.fields
+        .iter()
+        .filter(|f| f.attrs.skip_versioning.is_some())
+        .map(|f| {
+            let ty = f.ty;
+            quote_spanned!(ty.span()=> ::odm::__private::assert_array::<#ty>();)
+        })
+        .collect()
 }
 
 /// The `timestamps` metadata and the `__odm_stamp` hook writing the two

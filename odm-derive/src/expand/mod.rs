@@ -1,8 +1,10 @@
 //! Code generation: the `Document` impl, holding data and a little glue.
 
 mod bounds;
+pub mod fields;
+mod hooks;
 mod id;
-pub(crate) mod indexes;
+mod indexes;
 mod meta;
 pub mod validate;
 
@@ -24,9 +26,20 @@ pub fn derive_document(input: &DeriveInput) -> TokenStream {
         (Ok(()), Some(container)) => {
             let document = meta::impl_document(&container);
             let validate = validate::impl_validate(&container);
-            wrap(quote!(#document #validate))
+            let fields = fields::impl_fields(&container);
+            wrap(quote!(#document #validate #fields))
         }
-        (Err(errors), _) => errors_with_stub(input, errors),
+        // The type checks of the generated code are independent of the
+        // attribute errors: report them in the same compile. The paths are
+        // right even when an attribute is not, so uses of `T::fields()`
+        // raise no follow-on errors.
+        (Err(errors), Some(container)) => {
+            let type_checks = meta::skip_versioning_arrays(&container);
+            let stub = errors_with_stub(input, errors, type_checks);
+            let fields = wrap(fields::impl_fields(&container));
+            quote!(#stub #fields)
+        }
+        (Err(errors), None) => errors_with_stub(input, errors, Default::default()),
         (Ok(()), None) => unreachable!("a missing container always records an error"),
     }
 }
@@ -46,7 +59,11 @@ fn wrap(body: TokenStream) -> TokenStream {
 ///
 /// Its where clause is higher-ranked (see `bounds`), so a type that is not
 /// (or, after a serde error, no longer) `Serialize` adds no error either.
-fn errors_with_stub(input: &DeriveInput, errors: Vec<syn::Error>) -> TokenStream {
+fn errors_with_stub(
+    input: &DeriveInput,
+    errors: Vec<syn::Error>,
+    type_checks: TokenStream,
+) -> TokenStream {
     let compile_errors = errors.iter().map(syn::Error::to_compile_error);
     let ident = &input.ident;
     let generics = bounds::with_document_bounds(input, true);
@@ -56,6 +73,7 @@ fn errors_with_stub(input: &DeriveInput, errors: Vec<syn::Error>) -> TokenStream
     let stub = wrap(quote! {
         impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {
             fn __odm_meta() -> &'static ::odm::__private::Meta {
+                #type_checks
                 ::core::unreachable!()
             }
         }

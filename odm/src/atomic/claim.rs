@@ -7,13 +7,15 @@ use mongodb::bson::{Bson, Document as BsonDocument};
 use mongodb::options::ReturnDocument;
 use mongodb::ClientSession;
 
-use super::{ops, timestamps};
+use super::ops;
+use crate::command_log::Command;
 use crate::doc::Doc;
 use crate::document::Document;
 use crate::error::{from_driver, Result};
 use crate::lock::Lease;
 use crate::model::Model;
 use crate::save::BoxFuture;
+use crate::timestamps;
 
 /// A pending [`Model::claim`]; optionally [`sort`](Claim::sort) and
 /// [`session`](Claim::session), then `.await` it.
@@ -147,16 +149,19 @@ impl<'a, T: Document> IntoFuture for Claim<'a, T> {
                 }
                 None => filter.clone(),
             };
+            let log = Command::new(model.name(), "findAndModify")
+                .filter(&sent)
+                .update(&update);
             let action = model
                 .raw_collection()
                 .find_one_and_update(sent, update)
                 .return_document(ReturnDocument::After)
                 .optional(sort, |a, sort| a.sort(sort));
-            let result = match session.as_deref_mut() {
-                Some(s) => action.session(s).await,
-                None => action.await,
-            };
-            match (result.map_err(|e| from_driver(e, model.name()))?, fence) {
+            let result = log.send(crate::session::send(action, session.as_deref_mut()));
+            match (
+                result.await.map_err(|e| from_driver(e, model.name()))?,
+                fence,
+            ) {
                 (Some(raw), _) => Ok(Some(model.track(raw)?)),
                 (None, None) => Ok(None),
                 (None, Some(token)) => {

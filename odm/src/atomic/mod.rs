@@ -13,13 +13,11 @@ mod claim;
 pub(crate) mod ops;
 mod retry;
 mod rollback;
-pub(crate) mod timestamps;
 mod transaction;
 
 pub use claim::Claim;
 pub use retry::UpdateWithRetry;
 pub use rollback::{DocCheckpoint, Rollback};
-pub use timestamps::TimestampField;
 pub use transaction::{transaction, Transaction};
 pub use upsert::Upsert;
 

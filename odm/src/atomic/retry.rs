@@ -133,10 +133,7 @@ where
         }
         doc.increment();
         let save = doc.save();
-        let saved = match session.as_deref_mut() {
-            Some(s) => save.session(s).await,
-            None => save.await,
-        };
+        let saved = crate::session::send(save, session.as_deref_mut()).await;
         match saved {
             Ok(()) => return Ok(doc),
             Err(Error::Version(e)) if tries < attempts => drop(e),

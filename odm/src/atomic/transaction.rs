@@ -13,6 +13,7 @@ use mongodb::options::TransactionOptions;
 use mongodb::{Client, ClientSession};
 
 use super::rollback::Rollback;
+use crate::command_log::Command;
 use crate::error::{Error, Result};
 use crate::save::BoxFuture;
 
@@ -170,7 +171,8 @@ where
             Ok(value) => value,
             Err(e) => {
                 // Fails harmlessly when the server already aborted it.
-                let _ = session.abort_transaction().await;
+                let abort = session.abort_transaction();
+                let _ = Command::new("", "abortTransaction").send(abort).await;
                 context.rollback(&checkpoint);
                 if is_transient(&e) && started.elapsed() < MAX_RETRY_TIME {
                     continue 'attempt;
@@ -179,7 +181,8 @@ where
             }
         };
         loop {
-            let e = match session.commit_transaction().await {
+            let commit = session.commit_transaction();
+            let e = match Command::new("", "commitTransaction").send(commit).await {
                 Ok(()) => return Ok(value),
                 Err(e) => e,
             };
@@ -194,14 +197,15 @@ where
             if e.contains_label(TRANSIENT_TRANSACTION_ERROR) && in_time {
                 continue 'attempt;
             }
-            return Err(Error::Driver(e));
+            return Err(Error::from(e));
         }
     }
 }
 
 /// A transient transaction error: the whole transaction may be run again.
 fn is_transient(e: &Error) -> bool {
-    matches!(e, Error::Driver(d) if d.contains_label(TRANSIENT_TRANSACTION_ERROR))
+    e.driver()
+        .is_some_and(|d| d.contains_label(TRANSIENT_TRANSACTION_ERROR))
 }
 
 /// The server's MaxTimeMSExpired (code 50): retrying the commit cannot help.

@@ -7,13 +7,15 @@ use mongodb::bson::{Bson, Document as BsonDocument};
 use mongodb::options::ReturnDocument;
 use mongodb::ClientSession;
 
-use super::{ops, timestamps};
+use super::ops;
+use crate::command_log::Command;
 use crate::doc::Doc;
 use crate::document::Document;
 use crate::error::{from_driver, Error, NotFoundError, Result};
 use crate::lock::Lease;
 use crate::model::Model;
 use crate::save::BoxFuture;
+use crate::timestamps;
 
 /// How often an upsert is sent again when the server answers "ok" without a
 /// document (never on MongoDB; about 1% of contended upserts on SecantusDB).
@@ -188,16 +190,16 @@ async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
     let mut duplicate_retried = false;
     let mut empty_answers = 0;
     loop {
+        let log = Command::new(model.name(), "findAndModify")
+            .filter(&sent)
+            .update(&update);
         let action = model
             .raw_collection()
             .find_one_and_update(sent.clone(), update.clone())
             .upsert(true)
             .return_document(ReturnDocument::After);
-        let result = match session.as_deref_mut() {
-            Some(s) => action.session(s).await,
-            None => action.await,
-        };
-        match result {
+        let result = log.send(crate::session::send(action, session.as_deref_mut()));
+        match result.await {
             Ok(Some(raw)) => return model.track(raw),
             Ok(None) if empty_answers < EMPTY_ANSWER_RETRIES => empty_answers += 1,
             Ok(None) => {

@@ -11,7 +11,7 @@ fn change(op: Op, path: &str, value: Bson, positional: bool) -> Change {
 }
 
 fn filter_of(effect: Effect, changes: &[Change]) -> Document {
-    filter(&bson!(1), Some("__v"), Some(3), effect, changes)
+    filter(&doc! {"_id": 1}, Some("__v"), Some(3), effect, changes)
 }
 
 #[test]

@@ -33,10 +33,11 @@
 //! # async fn main() -> odm::Result<()> {
 //! # let client = mongodb::Client::with_uri_str("mongodb://127.0.0.1:9/").await?;
 //! let rides = Ride::model(&client.database("app"));
-//! let names: Vec<&str> = rides.indexes().iter().map(|i| i.name).collect();
+//! let declared = rides.indexes();
+//! let names: Vec<&str> = declared.iter().map(|i| i.get_str("name").unwrap()).collect();
 //! assert_eq!(names, ["vehicle_id_1", "coupon_1", "rider_recent"]);
 //! assert_eq!(
-//!     rides.indexes()[0].to_document(),
+//!     declared[0],
 //!     doc! {
 //!         "key": { "vehicle_id": 1 },
 //!         "name": "vehicle_id_1",
@@ -62,165 +63,57 @@
 //! | `email(exists = true)` | `{email: {$exists: true}}` |
 //! | `email(type = "string")` | `{email: {$type: "string"}}` |
 //! | several conditions | `{$and: [{..}, {..}]}` |
+//! | `status(in = ["ACTIVE", "PENDING"])` (MongoDB 6.0+) | `{status: {$in: ["ACTIVE", "PENDING"]}}` |
+//! | `or(a = 1, b(gt = 2), and(c = 3, d = 4))` (MongoDB 6.0+) | `{$or: [{a: 1}, {b: {$gt: 2}}, {$and: [..]}]}` |
 //!
-//! `ne`, `nin`, `not`, `exists = false` and `regex` cannot be used by a
-//! partial index on any MongoDB version; `in` and `or` only from MongoDB 6.0
-//! on, so odm rejects them too. Each is a compile error that says why and
-//! points to the alternatives: a flag field that is true exactly when the
-//! index should apply (filter on `flag = true`), or a lock around the
-//! check-then-write (a keyed mutex in one process, a lease in MongoDB
-//! across processes).
+//! MongoDB accepts `$in` and `$or` in a partial filter from version 6.0 on.
+//! [`sync_indexes`](crate::Model::sync_indexes) reads the server's version
+//! before it creates anything: on an older server (Amazon DocumentDB
+//! reports 5.0) it creates none of the model's indexes and fails with
+//! [`Error::Index`](crate::Error::Index), [`IndexErrorKind::ServerTooOld`]
+//! naming the version needed.
+//!
+//! ```
+//! # use odm::prelude::*;
+//! # use serde::{Deserialize, Serialize};
+//! // At most one open fuel request per vehicle, whichever of the open
+//! // statuses it has; any number of DONE or CANCELLED ones.
+//! #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+//! #[odm(index(
+//!     keys(vehicle_id = 1),
+//!     unique,
+//!     partial(status(in = ["ACTIVE", "PENDING", "APPROVED"])),
+//!     name = "one_open_request",
+//! ))]
+//! pub struct FuelRequest {
+//!     #[serde(rename = "_id")]
+//!     pub id: ObjectId,
+//!     pub vehicle_id: String,
+//!     pub status: String,
+//! }
+//! ```
+//!
+//! `ne`, `nin`, `not`, `nor`, `exists = false`, `regex` and `expr` cannot
+//! be used by a partial index on any MongoDB version. Each is a compile
+//! error that says why and points to the alternatives: a flag field that is
+//! true exactly when the index should apply (filter on `flag = true`), or a
+//! lock around the check-then-write ([`lock::KeyedMutex`](crate::lock::KeyedMutex)
+//! in one process, [`lock::Leases`](crate::lock::Leases) across processes).
 //!
 //! Field names are Rust identifiers; the derive maps them to the stored
 //! names through `#[serde(rename)]` / `rename_all`. Default index names
 //! follow MongoDB: `email_1`, `a_1_b_-1`.
 
-mod duplicate;
+mod server;
+pub(crate) mod spec;
 mod sync;
 
 use std::fmt;
 
-use mongodb::bson::{doc, Bson, Document as BsonDocument};
+use mongodb::bson::Document as BsonDocument;
 
-pub(crate) use duplicate::{complete_insert, index_from_message, server_details};
-pub use sync::SyncReport;
-
-/// One declared index, as the derive records it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct IndexSpec {
-    /// The index name (MongoDB's default `email_1`, `a_1_b_-1`, or `name = ".."`).
-    pub name: &'static str,
-    /// `(BSON field name, 1 or -1)`, in order.
-    pub keys: &'static [(&'static str, i32)],
-    /// `unique`.
-    pub unique: bool,
-    /// `sparse`.
-    pub sparse: bool,
-    /// The partial filter's conditions, combined with `$and`; empty when
-    /// the index is not partial.
-    pub partial: &'static [Condition],
-}
-
-/// One condition of a partial filter: `path op value`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Condition {
-    /// The BSON field name.
-    pub path: &'static str,
-    /// The operator.
-    pub op: PartialOp,
-    /// The operand.
-    pub value: PartialValue,
-}
-
-/// The operators MongoDB accepts in a partial filter on every version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PartialOp {
-    /// `field = value`: equality.
-    Eq,
-    /// `$gt`.
-    Gt,
-    /// `$gte`.
-    Gte,
-    /// `$lt`.
-    Lt,
-    /// `$lte`.
-    Lte,
-    /// `$exists: true` (the value is `Bool(true)`).
-    Exists,
-    /// `$type` (the value is a type alias such as `"string"`).
-    Type,
-}
-
-/// A literal operand of a partial filter.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum PartialValue {
-    /// A string.
-    Str(&'static str),
-    /// An integer (sent as a 32-bit integer when it fits, else 64-bit).
-    Int(i64),
-    /// A float.
-    Float(f64),
-    /// A bool.
-    Bool(bool),
-}
-
-impl From<PartialValue> for Bson {
-    fn from(value: PartialValue) -> Bson {
-        match value {
-            PartialValue::Str(s) => Bson::String(s.to_string()),
-            PartialValue::Int(n) => match i32::try_from(n) {
-                Ok(n) => Bson::Int32(n),
-                Err(_) => Bson::Int64(n),
-            },
-            PartialValue::Float(f) => Bson::Double(f),
-            PartialValue::Bool(b) => Bson::Boolean(b),
-        }
-    }
-}
-
-impl PartialOp {
-    fn operator(self) -> Option<&'static str> {
-        match self {
-            PartialOp::Eq => None,
-            PartialOp::Gt => Some("$gt"),
-            PartialOp::Gte => Some("$gte"),
-            PartialOp::Lt => Some("$lt"),
-            PartialOp::Lte => Some("$lte"),
-            PartialOp::Exists => Some("$exists"),
-            PartialOp::Type => Some("$type"),
-        }
-    }
-}
-
-impl Condition {
-    /// `{path: value}` or `{path: {$op: value}}`.
-    pub fn to_document(&self) -> BsonDocument {
-        let value = Bson::from(self.value);
-        match self.op.operator() {
-            None => doc! { self.path: value },
-            Some(op) => doc! { self.path: { op: value } },
-        }
-    }
-}
-
-impl IndexSpec {
-    /// The key pattern, e.g. `{a: 1, b: -1}`.
-    pub fn keys_document(&self) -> BsonDocument {
-        self.keys
-            .iter()
-            .map(|(field, dir)| (field.to_string(), Bson::Int32(*dir)))
-            .collect()
-    }
-
-    /// The `partialFilterExpression`: one condition as is, several under
-    /// `$and`; `None` when the index is not partial.
-    pub fn partial_filter(&self) -> Option<BsonDocument> {
-        match self.partial {
-            [] => None,
-            [one] => Some(one.to_document()),
-            many => {
-                let terms: Vec<Bson> = many.iter().map(|c| c.to_document().into()).collect();
-                Some(doc! { "$and": terms })
-            }
-        }
-    }
-
-    /// The index as `createIndexes` takes it: `key`, `name`, and `unique`,
-    /// `sparse`, `partialFilterExpression` when set.
-    pub fn to_document(&self) -> BsonDocument {
-        let mut spec = doc! { "key": self.keys_document(), "name": self.name };
-        if self.unique {
-            spec.insert("unique", true);
-        }
-        if self.sparse {
-            spec.insert("sparse", true);
-        }
-        if let Some(filter) = self.partial_filter() {
-            spec.insert("partialFilterExpression", filter);
-        }
-        spec
-    }
-}
+pub(crate) use spec::IndexSpec;
+pub use sync::{SyncIndexes, SyncReport};
 
 /// [`Model::sync_indexes`](crate::Model::sync_indexes) could not make a
 /// declared index exist as declared.
@@ -235,6 +128,9 @@ pub struct IndexError {
     pub declared: BsonDocument,
     /// What went wrong.
     pub kind: IndexErrorKind,
+    /// The driver's error, when the server refused: the
+    /// [`source`](std::error::Error::source).
+    pub(crate) cause: crate::error::Cause,
 }
 
 /// Why a declared index could not be synced.
@@ -259,6 +155,18 @@ pub enum IndexErrorKind {
         /// The server's message.
         message: String,
     },
+    /// The index uses a partial-filter operator the server's version does
+    /// not accept (`$in` or `$or` before MongoDB 6.0; Amazon DocumentDB
+    /// reports 5.0). Found before anything was sent: none of the model's
+    /// indexes was created.
+    ServerTooOld {
+        /// The first MongoDB version that accepts the index, e.g. `"6.0"`.
+        required: String,
+        /// The version the server reports (`buildInfo`).
+        server: String,
+        /// The operators that need the newer version, e.g. `["$in"]`.
+        operators: Vec<String>,
+    },
 }
 
 impl fmt::Display for IndexError {
@@ -282,8 +190,30 @@ impl fmt::Display for IndexError {
                 "the server refused to create index \"{}\" {} on collection \"{}\" (code {code}): {message}",
                 self.index, self.declared, self.collection
             ),
+            IndexErrorKind::ServerTooOld {
+                required,
+                server,
+                operators,
+            } => write!(
+                f,
+                "index \"{}\" {} on collection \"{}\" needs MongoDB {required} or later: its \
+                 partialFilterExpression uses {}, which the server (version {server}) does not accept \
+                 in a partial index; Amazon DocumentDB, reporting 5.0, does not either. No index was \
+                 created. Upgrade the server, or declare the index without `in` / `or` and guard the \
+                 check-then-write with a lease (odm::lock::Leases)",
+                self.index,
+                self.declared,
+                self.collection,
+                operators.join(" and ")
+            ),
         }
     }
 }
 
-impl std::error::Error for IndexError {}
+impl std::error::Error for IndexError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause
+            .get()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}

@@ -1,17 +1,52 @@
 //! `Model::sync_indexes`: make the declared indexes exist, never touching
 //! an index that is in the way.
 
+use std::future::IntoFuture;
+
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Bson, Document as BsonDocument};
 use mongodb::error::ErrorKind;
+use mongodb::ClientSession;
 
-use super::{IndexError, IndexErrorKind, IndexSpec};
+use super::{server, IndexError, IndexErrorKind, IndexSpec};
+use crate::command_log::Command;
 use crate::document::Document;
-use crate::error::{Error, Result};
+use crate::error::{from_driver, Cause, Error, Result};
 use crate::model::Model;
+use crate::save::BoxFuture;
+use crate::session::send;
 
 /// The server's code for `listIndexes` on a collection that does not exist.
 const NAMESPACE_NOT_FOUND: i32 = 26;
+
+/// A pending [`Model::sync_indexes`]; `.await` it, optionally after
+/// [`session`](SyncIndexes::session).
+#[must_use = "no index is created until it is awaited"]
+pub struct SyncIndexes<'a, T: Document> {
+    model: &'a Model<T>,
+    session: Option<&'a mut ClientSession>,
+}
+
+impl<'a, T: Document> SyncIndexes<'a, T> {
+    /// Creates the indexes inside `session` and its transaction, if one is
+    /// open (MongoDB >= 4.4 creates an index inside a transaction only on
+    /// a collection that does not exist yet or that the transaction
+    /// created). The existing indexes are listed outside the session, as
+    /// committed: MongoDB cannot list indexes inside a transaction.
+    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
+        self.session = Some(session);
+        self
+    }
+}
+
+impl<'a, T: Document> IntoFuture for SyncIndexes<'a, T> {
+    type Output = Result<SyncReport>;
+    type IntoFuture = BoxFuture<'a, Result<SyncReport>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.model.sync(None, self.session))
+    }
+}
 
 /// What [`Model::sync_indexes`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -26,11 +61,102 @@ pub struct SyncReport {
     pub extra: Vec<String>,
 }
 
+/// What [`Model::sync_indexes`] will do, decided before it sends anything.
+#[derive(Debug)]
+pub(crate) struct Plan<'a> {
+    /// `existing` and `extra` filled in; `created` empty.
+    pub report: SyncReport,
+    /// The declared indexes to create, in declaration order.
+    pub create: Vec<&'a IndexSpec>,
+}
+
+/// Compares the `declared` indexes with the `existing` ones (as
+/// `listIndexes` returned them) on a server reporting `server` (`None`
+/// when its version was not read). Pure.
+///
+/// Fails, so that nothing is created, when a declared index conflicts with
+/// an existing one, or when one to create needs a newer server.
+pub(crate) fn plan<'a>(
+    collection: &str,
+    declared: &'a [IndexSpec],
+    existing: &[BsonDocument],
+    server: Option<&str>,
+) -> std::result::Result<Plan<'a>, Box<IndexError>> {
+    let error = |spec: &IndexSpec, kind: IndexErrorKind| {
+        Box::new(IndexError {
+            collection: collection.to_string(),
+            index: spec.name.to_string(),
+            declared: spec.to_document(),
+            kind,
+            cause: Cause::default(),
+        })
+    };
+    let mut report = SyncReport::default();
+    let mut create = Vec::new();
+    for spec in declared {
+        match existing.iter().find(|e| name_of(e) == Some(spec.name)) {
+            Some(found) => {
+                let differences = differences(spec, found);
+                if !differences.is_empty() {
+                    return Err(error(spec, conflict(found, differences)));
+                }
+                report.existing.push(spec.name.to_string());
+            }
+            None => {
+                let same = existing
+                    .iter()
+                    .find(|e| name_of(e) != Some("_id_") && differences(spec, e).is_empty());
+                if let Some(found) = same {
+                    let differences = vec![format!(
+                        "name: declared \"{}\", existing \"{}\"",
+                        spec.name,
+                        name_of(found).unwrap_or("")
+                    )];
+                    return Err(error(spec, conflict(found, differences)));
+                }
+                create.push(spec);
+            }
+        }
+    }
+    for spec in &create {
+        if let (Some(server), Some((required, operators))) = (server, spec.requires()) {
+            if !server::accepts(server, required) {
+                let kind = IndexErrorKind::ServerTooOld {
+                    required: required.to_string(),
+                    server: server.to_string(),
+                    operators: operators.into_iter().map(str::to_string).collect(),
+                };
+                return Err(error(spec, kind));
+            }
+        }
+    }
+    report.extra = existing
+        .iter()
+        .filter_map(name_of)
+        .filter(|name| *name != "_id_" && !declared.iter().any(|d| d.name == *name))
+        .map(str::to_string)
+        .collect();
+    Ok(Plan { report, create })
+}
+
+fn conflict(found: &BsonDocument, differences: Vec<String>) -> IndexErrorKind {
+    IndexErrorKind::Conflict {
+        existing: found.clone(),
+        differences,
+    }
+}
+
 impl<T: Document> Model<T> {
-    /// The indexes `T` declares, in order: field attributes first, then
-    /// container `index(..)` attributes.
-    pub fn indexes(&self) -> &'static [IndexSpec] {
-        T::__odm_meta().indexes
+    /// The indexes `T` declares, each as `createIndexes` takes it (`key`,
+    /// `name`, and `unique`, `sparse`, `partialFilterExpression` when set),
+    /// in order: field attributes first, then container `index(..)`
+    /// attributes.
+    pub fn indexes(&self) -> Vec<BsonDocument> {
+        T::__odm_meta()
+            .indexes
+            .iter()
+            .map(IndexSpec::to_document)
+            .collect()
     }
 
     /// Creates every declared index that does not exist yet. Idempotent.
@@ -40,78 +166,98 @@ impl<T: Document> Model<T> {
     /// collation), or with the declared keys and options under another
     /// name, is an [`Error::Index`] with
     /// [`IndexErrorKind::Conflict`] listing every difference; then nothing is
-    /// created, and no index is ever dropped. Indexes the model does not
-    /// declare are left alone and listed in [`SyncReport::extra`]. A server
-    /// that refuses to create an index gives [`IndexErrorKind::Refused`]
-    /// with its code and message.
-    pub async fn sync_indexes(&self) -> Result<SyncReport> {
-        let existing = self.list_index_documents().await?;
-        let declared = self.indexes();
-        let mut report = SyncReport::default();
-        let mut missing = Vec::new();
-        for spec in declared {
-            match existing.iter().find(|e| name_of(e) == Some(spec.name)) {
-                Some(found) => {
-                    let differences = differences(spec, found);
-                    if !differences.is_empty() {
-                        return Err(self.conflict(spec, found, differences));
-                    }
-                    report.existing.push(spec.name.to_string());
-                }
-                None => {
-                    let same = existing
-                        .iter()
-                        .find(|e| name_of(e) != Some("_id_") && differences(spec, e).is_empty());
-                    if let Some(found) = same {
-                        let differences = vec![format!(
-                            "name: declared \"{}\", existing \"{}\"",
-                            spec.name,
-                            name_of(found).unwrap_or("")
-                        )];
-                        return Err(self.conflict(spec, found, differences));
-                    }
-                    missing.push(spec);
-                }
-            }
+    /// created, and no index is ever dropped. An index whose partial filter
+    /// uses `$in` or `$or` on a server older than MongoDB 6.0 is an
+    /// [`Error::Index`] with [`IndexErrorKind::ServerTooOld`], found (from
+    /// the server's `buildInfo`) before any index is created. Indexes the
+    /// model does not declare are left alone and listed in
+    /// [`SyncReport::extra`]. A server that refuses to create an index
+    /// gives [`IndexErrorKind::Refused`] with its code and message.
+    ///
+    /// `.await` it, optionally after [`session`](SyncIndexes::session).
+    pub fn sync_indexes(&self) -> SyncIndexes<'_, T> {
+        SyncIndexes {
+            model: self,
+            session: None,
         }
-        report.extra = existing
-            .iter()
-            .filter_map(name_of)
-            .filter(|name| *name != "_id_" && !declared.iter().any(|d| d.name == *name))
-            .map(str::to_string)
-            .collect();
-        for spec in missing {
-            self.create_index_document(spec).await?;
+    }
+
+    /// [`sync_indexes`](Model::sync_indexes) as if the server reported
+    /// `version`: tests of the refusal on servers older than the one they
+    /// run against.
+    #[cfg(feature = "testing")]
+    #[doc(hidden)]
+    pub async fn __sync_indexes_on_server_version(&self, version: &str) -> Result<SyncReport> {
+        self.sync(Some(version), None).await
+    }
+
+    async fn sync(
+        &self,
+        assumed_version: Option<&str>,
+        mut session: Option<&mut ClientSession>,
+    ) -> Result<SyncReport> {
+        let existing = self.list_index_documents().await?;
+        let declared = T::__odm_meta().indexes;
+        let server = match assumed_version {
+            Some(version) => Some(version.to_string()),
+            None if declared.iter().any(|s| s.requires().is_some()) => {
+                Some(self.server_version().await?)
+            }
+            None => None,
+        };
+        let Plan { mut report, create } =
+            plan(self.name(), declared, &existing, server.as_deref()).map_err(Error::Index)?;
+        for spec in create {
+            self.create_index_document(spec, session.as_deref_mut())
+                .await?;
             report.created.push(spec.name.to_string());
         }
         Ok(report)
     }
 
-    fn database(&self) -> mongodb::Database {
-        let namespace = self.collection().namespace();
-        self.collection().client().database(&namespace.db)
+    /// The version `buildInfo` reports, e.g. `"8.2.11"` (`""` when it
+    /// reports none).
+    async fn server_version(&self) -> Result<String> {
+        let database = self.database();
+        let command = database.run_command(doc! { "buildInfo": 1 });
+        let info = Command::new("", "buildInfo")
+            .send(command)
+            .await
+            .map_err(|e| from_driver(e, self.name()))?;
+        Ok(info.get_str("version").unwrap_or_default().to_string())
     }
 
-    /// `listIndexes`, as documents; empty when the collection does not exist.
+    /// `listIndexes`, as documents; empty when the collection does not
+    /// exist. Read outside any session: MongoDB refuses `listIndexes` in
+    /// a transaction (and aborts the transaction), and the driver does not
+    /// say whether a session has one open.
     async fn list_index_documents(&self) -> Result<Vec<BsonDocument>> {
-        let listed = self
-            .database()
-            .run_cursor_command(doc! { "listIndexes": self.name() })
-            .await;
+        let database = self.database();
+        let command = database.run_cursor_command(doc! { "listIndexes": self.name() });
+        let listed = Command::new(self.name(), "listIndexes").send(command).await;
         let cursor = match listed {
             Ok(cursor) => cursor,
             Err(e) if command_code(&e) == Some(NAMESPACE_NOT_FOUND) => return Ok(Vec::new()),
-            Err(e) => return Err(Error::Driver(e)),
+            Err(e) => return Err(from_driver(e, self.name())),
         };
-        cursor.try_collect().await.map_err(Error::Driver)
+        cursor
+            .try_collect()
+            .await
+            .map_err(|e| from_driver(e, self.name()))
     }
 
-    async fn create_index_document(&self, spec: &IndexSpec) -> Result<()> {
+    async fn create_index_document(
+        &self,
+        spec: &IndexSpec,
+        session: Option<&mut ClientSession>,
+    ) -> Result<()> {
         let command = doc! {
             "createIndexes": self.name(),
             "indexes": [spec.to_document()],
         };
-        match self.database().run_command(command).await {
+        let log = Command::new(self.name(), "createIndexes").update(&command);
+        let database = self.database();
+        match log.send(send(database.run_command(command), session)).await {
             Ok(_) => Ok(()),
             Err(e) => match &*e.kind {
                 ErrorKind::Command(c) => Err(Error::Index(Box::new(IndexError {
@@ -122,22 +268,11 @@ impl<T: Document> Model<T> {
                         code: c.code,
                         message: c.message.clone(),
                     },
+                    cause: Cause::new(e),
                 }))),
-                _ => Err(Error::Driver(e)),
+                _ => Err(from_driver(e, self.name())),
             },
         }
-    }
-
-    fn conflict(&self, spec: &IndexSpec, found: &BsonDocument, differences: Vec<String>) -> Error {
-        Error::Index(Box::new(IndexError {
-            collection: self.name().to_string(),
-            index: spec.name.to_string(),
-            declared: spec.to_document(),
-            kind: IndexErrorKind::Conflict {
-                existing: found.clone(),
-                differences,
-            },
-        }))
     }
 }
 
@@ -234,15 +369,21 @@ fn normalize_doc(doc: &BsonDocument) -> BsonDocument {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::{Condition, PartialOp, PartialValue};
+    use crate::index::spec::{Condition, PartialOp, PartialValue, Term};
 
-    const ACTIVE: &[Condition] = &[Condition {
+    const ACTIVE: &[Term] = &[Term::Cond(Condition {
         path: "status",
         op: PartialOp::Eq,
         value: PartialValue::Str("ACTIVE"),
-    }];
+    })];
 
-    fn spec(unique: bool, partial: &'static [Condition]) -> IndexSpec {
+    const OPEN: &[Term] = &[Term::Cond(Condition {
+        path: "status",
+        op: PartialOp::In,
+        value: PartialValue::List(&[PartialValue::Str("ACTIVE"), PartialValue::Str("PENDING")]),
+    })];
+
+    fn spec(unique: bool, partial: &'static [Term]) -> IndexSpec {
         IndexSpec {
             name: "vehicle_id_1",
             keys: &[("vehicle_id", 1)],
@@ -279,39 +420,70 @@ mod tests {
         );
     }
 
+    /// Two indexes, the second with `$in`: `email_1` first, so a plan that
+    /// created indexes one by one would create it before the refusal.
+    fn declared() -> [IndexSpec; 2] {
+        [
+            IndexSpec {
+                name: "email_1",
+                keys: &[("email", 1)],
+                unique: true,
+                sparse: false,
+                partial: &[],
+            },
+            spec(true, OPEN),
+        ]
+    }
+
     #[test]
-    fn several_conditions_are_combined_with_and() {
-        const TERMS: &[Condition] = &[
-            Condition {
-                path: "age",
-                op: PartialOp::Gte,
-                value: PartialValue::Int(18),
-            },
-            Condition {
-                path: "email",
-                op: PartialOp::Exists,
-                value: PartialValue::Bool(true),
-            },
-            Condition {
-                path: "score",
-                op: PartialOp::Lt,
-                value: PartialValue::Float(0.5),
-            },
-            Condition {
-                path: "kind",
-                op: PartialOp::Type,
-                value: PartialValue::Str("string"),
-            },
+    fn an_index_with_in_on_an_old_server_stops_the_whole_plan() {
+        let declared = declared();
+        for old in ["5.0.3", "5.0.0", "4.4.1"] {
+            let e = plan("fuel", &declared, &[], Some(old)).unwrap_err();
+            assert_eq!(e.index, "vehicle_id_1");
+            assert_eq!(
+                e.kind,
+                IndexErrorKind::ServerTooOld {
+                    required: "6.0".into(),
+                    server: old.into(),
+                    operators: vec!["$in".into()],
+                }
+            );
+            let text = e.to_string();
+            assert!(text.contains("needs MongoDB 6.0 or later"), "{text}");
+            assert!(text.contains(&format!("(version {old})")), "{text}");
+            assert!(text.contains("odm::lock::Leases"), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_new_server_creates_every_missing_index() {
+        let declared = declared();
+        for new in ["6.0.0", "8.2.11"] {
+            let plan = plan("fuel", &declared, &[], Some(new)).unwrap();
+            let names: Vec<&str> = plan.create.iter().map(|s| s.name).collect();
+            assert_eq!(names, ["email_1", "vehicle_id_1"]);
+        }
+    }
+
+    #[test]
+    fn an_existing_index_needs_no_version_check() {
+        let declared = declared();
+        let existing = [
+            doc! { "v": 2, "key": { "_id": 1 }, "name": "_id_" },
+            declared[1].to_document(),
+            doc! { "v": 2, "key": { "other": 1 }, "name": "other_1" },
         ];
-        assert_eq!(
-            spec(false, TERMS).partial_filter(),
-            Some(doc! { "$and": [
-                { "age": { "$gte": 18 } },
-                { "email": { "$exists": true } },
-                { "score": { "$lt": 0.5 } },
-                { "kind": { "$type": "string" } },
-            ] })
-        );
-        assert_eq!(spec(false, &[]).partial_filter(), None);
+        let plan = plan("fuel", &declared, &existing, Some("5.0.3")).unwrap();
+        assert_eq!(plan.create, [&declared[0]]);
+        assert_eq!(plan.report.existing, ["vehicle_id_1"]);
+        assert_eq!(plan.report.extra, ["other_1"]);
+    }
+
+    #[test]
+    fn indexes_every_server_accepts_pass_on_an_old_one() {
+        let declared = [spec(true, ACTIVE)];
+        let plan = plan("rides", &declared, &[], Some("4.0.0")).unwrap();
+        assert_eq!(plan.create.len(), 1);
     }
 }

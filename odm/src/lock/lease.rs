@@ -12,7 +12,8 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use super::ops;
-use crate::error::{Error, LeaseLostError, Result};
+use crate::command_log::Command;
+use crate::error::{from_driver, Error, LeaseLostError, Result};
 
 /// One grant of a lease, from [`Leases`](crate::lock::Leases).
 ///
@@ -97,11 +98,14 @@ impl Lease {
     /// it may have overlapped another holder's.
     pub async fn release(mut self) -> Result<()> {
         self.stop_keep_alive();
-        let done = self
-            .collection
-            .update_one(ops::held(&self.key, self.owner), ops::release())
+        let (filter, update) = (ops::held(&self.key, self.owner), ops::release());
+        let log = Command::new(self.collection.name(), "update")
+            .filter(&filter)
+            .update(update.as_slice());
+        let done = log
+            .send(self.collection.update_one(filter, update))
             .await
-            .map_err(Error::Driver)?;
+            .map_err(|e| from_driver(e, self.collection.name()))?;
         if done.matched_count == 0 {
             self.lost.send_replace(true);
             return Err(self.lost_error());
@@ -197,10 +201,14 @@ async fn renew(
     token: i64,
     ttl: Duration,
 ) -> Result<()> {
-    let done = collection
-        .update_one(ops::held(key, owner), ops::renew(ttl))
+    let (filter, update) = (ops::held(key, owner), ops::renew(ttl));
+    let log = Command::new(collection.name(), "update")
+        .filter(&filter)
+        .update(update.as_slice());
+    let done = log
+        .send(collection.update_one(filter, update))
         .await
-        .map_err(Error::Driver)?;
+        .map_err(|e| from_driver(e, collection.name()))?;
     if done.matched_count == 0 {
         return Err(lost_error(key, token));
     }

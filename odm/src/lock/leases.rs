@@ -11,6 +11,7 @@ use mongodb::{Collection, Database};
 
 use super::lease::Lease;
 use super::ops;
+use crate::command_log::Command;
 use crate::error::{from_driver, may_have_applied, Error, LeaseTimeoutError, Result};
 
 /// How often an acquisition is sent again when the server answers "ok"
@@ -118,12 +119,16 @@ impl Leases {
         let mut resends = 0;
         let mut resent_in_doubt = false;
         loop {
-            let answer = self
+            let (filter, update) = (ops::by_key(&key), ops::acquire(owner, ttl));
+            let log = Command::new(self.collection.name(), "findAndModify")
+                .filter(&filter)
+                .update(update.as_slice());
+            let action = self
                 .collection
-                .find_one_and_update(ops::by_key(&key), ops::acquire(owner, ttl))
+                .find_one_and_update(filter, update)
                 .upsert(true)
-                .return_document(ReturnDocument::After)
-                .await;
+                .return_document(ReturnDocument::After);
+            let answer = log.send(action).await;
             match answer {
                 Ok(Some(lease)) => {
                     return Ok(ops::granted(&lease, owner)

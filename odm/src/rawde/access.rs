@@ -75,12 +75,13 @@ impl<'de> Elements<'de> {
     }
 
     /// The next key and value, `None` at the closing NUL. An element under
-    /// the skipped key is read (so its bytes are checked) but not returned.
+    /// the skipped key is read and checked as `bson` checks the elements it
+    /// leaves out (see [`Value::check`]), but not returned.
     fn advance(&mut self) -> Result<Option<(&'de str, Value<'de>)>> {
         loop {
             match self.advance_raw()? {
                 None => return Ok(None),
-                Some((key, _)) if self.hides(key) => {}
+                Some((key, value)) if self.hides(key) => value.check()?,
                 Some((key, value)) => return Ok(Some((self.key(key)?, value))),
             }
         }

@@ -66,3 +66,37 @@ fn the_fence_is_left_out_at_the_top_level_only() {
     let closed: Closed = from_slice(unversioned.as_bytes(), None).expect("fast path");
     assert_eq!(closed.a, 1);
 }
+
+/// A hidden string that is not UTF-8 or a hidden boolean that is neither 0
+/// nor 1 (both found by the equivalence test): the fallback cannot leave
+/// it out (`hidden` stops at the bad element) and `bson` refuses the
+/// document, so the fast path must give up too rather than load it.
+#[test]
+fn a_hidden_malformed_value_is_refused_as_bson_refuses_it() {
+    #[derive(Debug, Deserialize)]
+    struct Plain {
+        a: i32,
+    }
+    for key in ["__fence", "__v"] {
+        let mut stored = rawdoc! { "a": 1 };
+        stored.append(key, "\u{1F600}");
+        let mut bytes = stored.into_bytes();
+        // The emoji's last byte (before the string's NUL and the
+        // document's): now an invalid UTF-8 sequence.
+        let at = bytes.len() - 3;
+        bytes[at] = b'z';
+        assert!(from_slice::<Plain>(&bytes, Some("__v")).is_none(), "{key}");
+        let raw = mongodb::bson::RawDocument::from_bytes(&bytes).unwrap();
+        let hidden = crate::version_key::hidden(raw, Some("__v"));
+        assert!(mongodb::bson::from_slice::<Plain>(hidden.as_bytes()).is_err());
+        let mut stored = rawdoc! { "a": 1 };
+        stored.append(key, true);
+        let mut bytes = stored.into_bytes();
+        let at = bytes.len() - 2;
+        bytes[at] = 2;
+        assert!(from_slice::<Plain>(&bytes, Some("__v")).is_none(), "{key}");
+        let raw = mongodb::bson::RawDocument::from_bytes(&bytes).unwrap();
+        let hidden = crate::version_key::hidden(raw, Some("__v"));
+        assert!(mongodb::bson::from_slice::<Plain>(hidden.as_bytes()).is_err());
+    }
+}

@@ -135,6 +135,60 @@ fn optimistic_concurrency_exclude() {
 }
 
 #[test]
+fn optimistic_concurrency_include_nested_paths() {
+    let rules = with(Concurrency::Include(&[
+        "profile.first_name",
+        "comments.text",
+    ]));
+    let checked = [
+        change(Op::Set, "profile.first_name", bson!("x"), false),
+        // Above the listed path: rewrites it.
+        change(Op::Set, "profile", bson!({"first_name": "x"}), false),
+        change(Op::Set, "comments.2.text", bson!("x"), true),
+        change(Op::Push, "comments", bson!([{"text": "x"}]), false),
+    ];
+    for c in checked {
+        assert_eq!(
+            effect(&rules, std::slice::from_ref(&c), false),
+            Effect::ALL,
+            "{c:?}"
+        );
+    }
+    let unchecked = [
+        change(Op::Set, "profile.last_name", bson!("x"), false),
+        change(Op::Set, "comments.2.author", bson!("x"), true),
+        change(Op::Set, "status", bson!("x"), false),
+    ];
+    for c in unchecked {
+        assert_eq!(
+            effect(&rules, std::slice::from_ref(&c), false),
+            Effect::NONE,
+            "{c:?}"
+        );
+    }
+}
+
+#[test]
+fn optimistic_concurrency_exclude_nested_paths() {
+    let rules = with(Concurrency::Exclude(&["profile.visits", "prefs.$*.seen"]));
+    let unchecked = [
+        change(Op::Set, "profile.visits", bson!(3), false),
+        change(Op::Set, "prefs.dark.seen", bson!(true), false),
+    ];
+    assert_eq!(effect(&rules, &unchecked, false), Effect::NONE);
+    let checked = [
+        change(Op::Set, "profile.name", bson!("x"), false),
+        // Above an excluded path: rewrites what is not excluded too.
+        change(Op::Set, "profile", bson!({"visits": 3}), false),
+        change(Op::Set, "prefs.dark.on", bson!(true), false),
+    ];
+    for c in checked {
+        let changes = [unchecked[0].clone(), c.clone()];
+        assert_eq!(effect(&rules, &changes, false), Effect::ALL, "{c:?}");
+    }
+}
+
+#[test]
 fn filter_and_update_documents() {
     let changes = [
         change(Op::Set, "a", bson!(1), false),
@@ -155,15 +209,15 @@ fn filter_and_update_documents() {
         }
     );
     assert_eq!(
-        filter(&bson!(7), Some("__v"), Some(2), Effect::ALL, &[]),
+        filter(&doc! {"_id": 7}, Some("__v"), Some(2), Effect::ALL, &[]),
         doc! {"_id": 7, "__v": 2}
     );
     assert_eq!(
-        filter(&bson!(7), Some("__v"), Some(2), Effect::INC, &[]),
+        filter(&doc! {"_id": 7}, Some("__v"), Some(2), Effect::INC, &[]),
         doc! {"_id": 7}
     );
     assert_eq!(
-        filter(&bson!(7), Some("__v"), None, Effect::ALL, &[]),
+        filter(&doc! {"_id": 7}, Some("__v"), None, Effect::ALL, &[]),
         doc! {"_id": 7}
     );
     assert_eq!(update(&[], Some("__v"), Effect::WHERE), doc! {});

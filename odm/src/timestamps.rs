@@ -9,7 +9,7 @@
 use mongodb::bson::raw::{RawBson, RawDocumentBuf};
 use mongodb::bson::{Bson, DateTime, Document as BsonDocument};
 
-use super::ops;
+use crate::atomic::ops;
 use crate::diff::{raw_error, Change, Op};
 use crate::document::Document;
 use crate::error::Result;

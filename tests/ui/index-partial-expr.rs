@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 struct Ride {
     #[serde(rename = "_id")]
     id: i64,
-    #[odm(unique, partial(or(status = "ACTIVE", status = "PENDING")))]
+    #[odm(unique, partial(expr(status = "ACTIVE")))]
     vehicle_id: String,
     status: String,
 }

@@ -2,12 +2,10 @@ use odm::prelude::*;
 use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize, Document)]
-struct Ride {
+#[odm(hooks = true)]
+struct Account {
     #[serde(rename = "_id")]
-    id: i64,
-    #[odm(unique, partial(status(in = ["ACTIVE", "PENDING"])))]
-    vehicle_id: String,
-    status: String,
+    id: ObjectId,
 }
 
 fn main() {}

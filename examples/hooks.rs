@@ -1,0 +1,27 @@
+//! Hooks: a slug kept by `before_save`, an audit record per save, a delete refused by `before_delete`.
+//!
+//! The code, commented, is in `examples/features/hooks.rs`;
+//! `tests/examples_run.rs` runs it too.
+//!
+//! Runs against `MONGODB_URI` when set, else against a local SecantusDB
+//! server it installs and starts itself (and stops at exit).
+//!
+//!     cargo run --example hooks
+
+// The outcome's fields are for the assertions of tests/examples_run.rs.
+#[allow(dead_code)]
+#[path = "features/hooks.rs"]
+mod feature;
+
+#[tokio::main]
+async fn main() -> odm::Result<()> {
+    let uri = odm::testing::uri();
+    let shown = odm::testing::redacted(&uri);
+    println!("hooks, against {shown}\n");
+    let client = mongodb::Client::with_uri_str(&uri).await?;
+    let db = client.database(&format!("odm_hooks_{}", std::process::id()));
+    let outcome = feature::run(&db).await;
+    let _ = db.drop().await;
+    client.shutdown().await;
+    outcome.map(drop)
+}

@@ -1,0 +1,29 @@
+//! Typed field paths in queries, and a nested path in
+//! `optimistic_concurrency(include(..))`: support tickets found, counted,
+//! claimed and edited by two agents at once.
+//!
+//! The code, commented, is in `examples/features/typed_paths.rs`;
+//! `tests/examples_run.rs` runs it too.
+//!
+//! Runs against `MONGODB_URI` when set, else against a local SecantusDB
+//! server it installs and starts itself (and stops at exit).
+//!
+//!     cargo run --example typed_paths
+
+// The outcome's fields are for the assertions of tests/examples_run.rs.
+#[allow(dead_code)]
+#[path = "features/typed_paths.rs"]
+mod feature;
+
+#[tokio::main]
+async fn main() -> odm::Result<()> {
+    let uri = odm::testing::uri();
+    let shown = odm::testing::redacted(&uri);
+    println!("typed_paths, against {shown}\n");
+    let client = mongodb::Client::with_uri_str(&uri).await?;
+    let db = client.database(&format!("odm_typed_paths_{}", std::process::id()));
+    let outcome = feature::run(&db).await;
+    let _ = db.drop().await;
+    client.shutdown().await;
+    outcome.map(drop)
+}

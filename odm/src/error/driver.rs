@@ -1,0 +1,198 @@
+//! The one classification of a MongoDB driver error into an [`Error`],
+//! used by `?` on a driver call (the `From` impl) and by every operation of
+//! odm alike; the text such an error displays; and the driver error kept
+//! behind an odm error ([`Cause`]).
+//!
+//! A duplicate key (server code 11000) is [`Error::DuplicateKey`] whichever
+//! shape the driver gave it (a write error, an `insert_many` or client bulk
+//! write error, a command error from `findAndModify`, `createIndexes` or a
+//! transaction's commit), with the index and key read from it; anything
+//! else is [`Error::Driver`]. An operation that knows its collection passes
+//! it along ([`from_driver`]); a bare conversion reads it from the server's
+//! message.
+
+use std::fmt;
+
+use mongodb::error::{ErrorKind, WriteFailure};
+
+use super::duplicate;
+use super::Error;
+
+impl From<mongodb::error::Error> for Error {
+    /// [`Error::DuplicateKey`] for a duplicate key in any shape of driver
+    /// error (naming its index, key and collection as the server reported
+    /// them), else [`Error::Driver`]: the same variant odm's own operations
+    /// return for the same failure.
+    fn from(e: mongodb::error::Error) -> Self {
+        classify(e, None)
+    }
+}
+
+/// [`Error::from`], for an operation on `collection`.
+pub(crate) fn from_driver(e: mongodb::error::Error, collection: &str) -> Error {
+    classify(e, Some(collection))
+}
+
+/// Whether a write that failed with `e` may have been applied anyway. Only
+/// a refusal by the server says it was not: a write error (a duplicate key,
+/// a failed validation) or a command error not labelled retryable (with
+/// that label, an earlier attempt of a retried write may have landed). A
+/// lost connection, a timeout or a write concern error (the write was
+/// applied; its replication is unknown) leave the outcome in doubt.
+pub(crate) fn may_have_applied(e: &mongodb::error::Error) -> bool {
+    match &*e.kind {
+        ErrorKind::Write(WriteFailure::WriteError(_)) => false,
+        ErrorKind::Command(_) => e.contains_label(mongodb::error::RETRYABLE_WRITE_ERROR),
+        _ => true,
+    }
+}
+
+fn classify(e: mongodb::error::Error, collection: Option<&str>) -> Error {
+    match duplicate::from_driver(e, collection) {
+        Ok(d) => Error::DuplicateKey(Box::new(d)),
+        Err(e) => Error::Driver(e),
+    }
+}
+
+/// A driver error as a sentence: what failed and the server's message,
+/// without the driver's debug dump of the reply.
+pub(crate) fn describe(e: &mongodb::error::Error, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    match &*e.kind {
+        ErrorKind::Write(WriteFailure::WriteError(w)) => {
+            write!(f, "the server refused the write: ")?;
+            server_message(f, &w.message, w.code, w.code_name.as_deref())
+        }
+        ErrorKind::Write(WriteFailure::WriteConcernError(w)) => {
+            write!(f, "the write concern was not satisfied: ")?;
+            server_message(f, &w.message, w.code, Some(&w.code_name))
+        }
+        ErrorKind::InsertMany(m) => {
+            let refused = m.write_errors.as_deref().unwrap_or_default();
+            write!(f, "the server refused {} of the inserts", refused.len())?;
+            if let Some(first) = refused.first() {
+                write!(f, "; the first, at position {}: ", first.index)?;
+                server_message(f, &first.message, first.code, first.code_name.as_deref())?;
+            }
+            if let Some(w) = &m.write_concern_error {
+                f.write_str("; the write concern was not satisfied: ")?;
+                server_message(f, &w.message, w.code, Some(&w.code_name))?;
+            }
+            Ok(())
+        }
+        ErrorKind::BulkWrite(b) => {
+            write!(
+                f,
+                "the server refused {} of the bulk writes",
+                b.write_errors.len()
+            )?;
+            let first = b.write_errors.iter().min_by_key(|(at, _)| **at);
+            if let Some((at, w)) = first {
+                write!(f, "; the first, at position {at}: ")?;
+                server_message(f, &w.message, w.code, w.code_name.as_deref())?;
+            }
+            if let Some(w) = b.write_concern_errors.first() {
+                f.write_str("; the write concern was not satisfied: ")?;
+                server_message(f, &w.message, w.code, Some(&w.code_name))?;
+            }
+            Ok(())
+        }
+        ErrorKind::Command(c) => {
+            write!(f, "the server refused the command: ")?;
+            server_message(f, &c.message, c.code, Some(&c.code_name))
+        }
+        other => fmt::Display::fmt(other, f),
+    }
+}
+
+/// `message (code 121, DocumentValidationFailure)`.
+fn server_message(
+    f: &mut fmt::Formatter<'_>,
+    message: &str,
+    code: i32,
+    name: Option<&str>,
+) -> fmt::Result {
+    write!(f, "{message} (code {code}")?;
+    match name {
+        Some(name) if !name.is_empty() => write!(f, ", {name})"),
+        _ => f.write_str(")"),
+    }
+}
+
+/// [`describe`] as a `Display` value.
+pub(crate) struct Described<'a>(pub &'a mongodb::error::Error);
+
+impl fmt::Display for Described<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        describe(self.0, f)
+    }
+}
+
+impl Error {
+    /// The driver's error behind this one, if any.
+    pub(crate) fn driver(&self) -> Option<&mongodb::error::Error> {
+        match self {
+            Error::Driver(e) => Some(e),
+            Error::DuplicateKey(e) => e.cause.get(),
+            Error::Index(e) => e.cause.get(),
+            _ => None,
+        }
+    }
+}
+
+/// The driver's error behind an odm error, kept for
+/// [`source`](std::error::Error::source); it takes no part in `==`.
+#[derive(Clone, Default)]
+pub(crate) struct Cause(Option<Box<mongodb::error::Error>>);
+
+impl Cause {
+    pub(crate) fn new(e: mongodb::error::Error) -> Cause {
+        Cause(Some(Box::new(e)))
+    }
+
+    pub(crate) fn get(&self) -> Option<&mongodb::error::Error> {
+        self.0.as_deref()
+    }
+
+    pub(crate) fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl PartialEq for Cause {
+    fn eq(&self, _: &Cause) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Some(e) => write!(f, "Cause({})", Described(e)),
+            None => f.write_str("None"),
+        }
+    }
+}
+
+/// bson's serialization error, said as one sentence.
+pub(crate) fn serialize_text(
+    e: &mongodb::bson::ser::Error,
+    f: &mut fmt::Formatter<'_>,
+) -> fmt::Result {
+    use mongodb::bson::ser::Error as Ser;
+    match e {
+        Ser::UnsignedIntegerExceededRange(n) => write!(
+            f,
+            "the unsigned integer {n} is larger than BSON's largest integer ({})",
+            i64::MAX
+        ),
+        Ser::InvalidDocumentKey(key) => write!(
+            f,
+            "a map key must serialize as a string, not as {:?}",
+            key.element_type()
+        ),
+        Ser::InvalidCString(key) => write!(f, "the key {key:?} holds a null byte"),
+        other => fmt::Display::fmt(other, f),
+    }
+}

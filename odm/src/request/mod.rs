@@ -1,0 +1,125 @@
+//! What a save sends, as pure functions of the tracked state, the current
+//! value and the model's rules: the diff, the version effect, the
+//! timestamps and the shard key, assembled into one `(filter, update)`.
+//! No I/O here; [`save`](crate::save) sends the request and commits the
+//! result into the [`Doc`](crate::Doc).
+
+pub(crate) mod shard;
+
+use mongodb::bson::raw::RawDocumentBuf;
+use mongodb::bson::{doc, Bson, Document as BsonDocument};
+
+use crate::codec;
+use crate::diff::{self, Change};
+use crate::doc::Tracked;
+use crate::document::Document;
+use crate::error::{Error, NotFoundError, Result, VersionError};
+use crate::timestamps::{self, Stamp};
+use crate::versioning::{self, Effect};
+
+/// What the next save would do, computed from the current value.
+pub(crate) struct Plan {
+    /// The current value, serialized: the next snapshot on success.
+    pub current: RawDocumentBuf,
+    pub changes: Vec<Change>,
+    pub effect: Effect,
+    /// The `timestamps` this save writes; put into the value on success.
+    pub stamp: Option<Stamp>,
+}
+
+impl Plan {
+    /// Whether the save writes nothing and checks nothing.
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty() && !self.effect.bump
+    }
+}
+
+/// The plan of a save of `value`, tracked as `tracked`; `increment` is
+/// [`Doc::increment`](crate::Doc::increment) having been called.
+pub(crate) fn plan<T: Document>(value: &T, tracked: &Tracked, increment: bool) -> Result<Plan> {
+    let capacity = match tracked {
+        Tracked::Snapshot { snapshot, .. } => snapshot.as_bytes().len() + 64,
+        Tracked::Clean { stored, .. } => stored.as_bytes().len(),
+        _ => 0,
+    };
+    let mut current = codec::to_raw_sized(value, capacity)?;
+    let mut changes = match tracked {
+        Tracked::Snapshot {
+            snapshot, missing, ..
+        } => diff::fill_missing(diff::diff(snapshot, &current)?, missing, &current)?,
+        // Untouched since loaded or saved: nothing changed.
+        Tracked::Clean { .. } | Tracked::New => Vec::new(),
+        Tracked::Unserializable { error, .. } => {
+            return Err(Error::from(
+                <mongodb::bson::ser::Error as serde::ser::Error>::custom(error),
+            ))
+        }
+    };
+    let meta = T::__odm_meta();
+    let effect = versioning::effect(&meta.versioning, &changes, increment);
+    let is_new = matches!(tracked, Tracked::New);
+    let stamp = timestamps::stamp_plan::<T>(is_new, &mut current, &mut changes)?;
+    Ok(Plan {
+        current,
+        changes,
+        effect,
+        stamp,
+    })
+}
+
+/// The `(filter, update)` of an update of the document stored as
+/// `target` (`{_id, shard key fields}`), loaded at `version`.
+pub(crate) fn request<T: Document>(
+    target: &BsonDocument,
+    version: Option<i64>,
+    plan: &Plan,
+) -> (BsonDocument, BsonDocument) {
+    let key = T::__odm_meta().versioning.key;
+    (
+        versioning::filter(target, key, version, plan.effect, &plan.changes),
+        versioning::update(&plan.changes, key, plan.effect),
+    )
+}
+
+/// The error of an update whose `filter` matched nothing, when the
+/// document still exists (or its absence is unknown): a version error if
+/// the save checked the version or a guard, else not found.
+pub(crate) fn no_match<T: Document>(
+    id: Bson,
+    version: Option<i64>,
+    filter: BsonDocument,
+    plan: &Plan,
+) -> Error {
+    if plan.effect.any() || crate::guard::guarded(&plan.changes, plan.effect.check) {
+        Error::Version(Box::new(VersionError {
+            id,
+            version: version.unwrap_or(0),
+            modified_paths: versioning::modified_paths(&plan.changes),
+        }))
+    } else {
+        not_found::<T>(filter)
+    }
+}
+
+/// Whether a save whose filter matched nothing may have failed only on a
+/// guard (no version term): then a read of the document tells a stale
+/// copy from a deleted document.
+pub(crate) fn only_guarded(plan: &Plan) -> bool {
+    !plan.effect.any() && crate::guard::guarded(&plan.changes, false)
+}
+
+/// [`Error::NotFound`] for `filter` in `T`'s collection.
+pub(crate) fn not_found<T: Document>(filter: BsonDocument) -> Error {
+    Error::NotFound(Box::new(NotFoundError {
+        collection: T::__odm_meta().collection.to_string(),
+        filter,
+    }))
+}
+
+/// The document a stored `Doc` is: `{_id: id}` plus its shard key, as
+/// loaded.
+pub(crate) fn target(id: &Bson, shard: &BsonDocument) -> BsonDocument {
+    let mut target = doc! { "_id": id.clone() };
+    target.extend(shard.clone());
+    target
+}
