@@ -195,9 +195,7 @@ impl<T: Document> Doc<T> {
 
     /// What the next save would do.
     pub(crate) fn plan(&self) -> Result<Plan> {
-        let mut plan = request::plan(&self.value, &self.tracked, self.increment)?;
-        plan.effect.check |= self.in_doubt && plan.effect.bump;
-        Ok(plan)
+        request::plan(&self.value, &self.tracked, self.increment, self.in_doubt)
     }
 
     /// `{_id, shard key}` of the stored document; `None` for a new one.

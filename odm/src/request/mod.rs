@@ -35,8 +35,16 @@ impl Plan {
 }
 
 /// The plan of a save of `value`, tracked as `tracked`; `increment` is
-/// [`Doc::increment`](crate::Doc::increment) having been called.
-pub(crate) fn plan<T: Document>(value: &T, tracked: &Tracked, increment: bool) -> Result<Plan> {
+/// [`Doc::increment`](crate::Doc::increment) having been called; `in_doubt`
+/// is an earlier write of this copy having failed in a way that may have
+/// applied it: then a save that bumps the version also checks it, so a
+/// change that landed (a default-mode push) is not applied twice.
+pub(crate) fn plan<T: Document>(
+    value: &T,
+    tracked: &Tracked,
+    increment: bool,
+    in_doubt: bool,
+) -> Result<Plan> {
     let capacity = match tracked {
         Tracked::Snapshot { snapshot, .. } => snapshot.as_bytes().len() + 64,
         Tracked::Clean { stored, .. } => stored.as_bytes().len(),
@@ -56,7 +64,8 @@ pub(crate) fn plan<T: Document>(value: &T, tracked: &Tracked, increment: bool) -
         }
     };
     let meta = T::__odm_meta();
-    let effect = versioning::effect(&meta.versioning, &changes, increment);
+    let mut effect = versioning::effect(&meta.versioning, &changes, increment);
+    effect.check |= in_doubt && effect.bump;
     let is_new = matches!(tracked, Tracked::New);
     let stamp = timestamps::stamp_plan::<T>(is_new, &mut current, &mut changes)?;
     Ok(Plan {
