@@ -268,3 +268,81 @@ async fn a_write_conflict_is_retried_and_both_land() {
     }
     t.finish().await;
 }
+
+/// A default-mode basket: a push sends no version term of its own.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(collection = "baskets")]
+struct Basket {
+    #[serde(rename = "_id")]
+    id: String,
+    items: Vec<String>,
+}
+
+/// A commit given up on with its outcome unknown (here MaxTimeMSExpired,
+/// labelled UnknownTransactionCommitResult: retrying cannot help) may have
+/// landed. The `Doc` goes back to its state before the transaction, but in
+/// doubt: the same push saved again checks the version, so had the commit
+/// landed it would fail with `Error::Version` instead of pushing twice. A
+/// plain rollback (the closure failed) leaves the push unchecked.
+#[tokio::test]
+async fn a_commit_given_up_in_doubt_makes_the_next_push_check_the_version() {
+    let Some(m) = Monitored::with_fail_points("commit_in_doubt").await else {
+        return;
+    };
+    let baskets = Basket::model(m.db());
+    let mut basket = baskets
+        .create(Basket {
+            id: "b".into(),
+            items: vec![],
+        })
+        .await
+        .unwrap();
+    let fp = fail_commit(&m, 1, 50, "UnknownTransactionCommitResult").await;
+    let mut session = m.client().start_session().await.unwrap();
+    let e = odm::transaction(m.client(), (&mut basket,), |s, (basket,)| {
+        Box::pin(async move {
+            basket.items.push("apple".into());
+            basket.save().session(s).await
+        })
+    })
+    .session(&mut session)
+    .await
+    .unwrap_err();
+    fp.off().await;
+    // The refused commit left the transaction open on the server, holding
+    // the document's lock: end it, as its timeout would.
+    let lsid = session.id().clone();
+    m.client()
+        .database("admin")
+        .run_command(doc! { "killSessions": [lsid] })
+        .await
+        .unwrap();
+    drop(session);
+    assert_eq!(
+        m.monitor.failed("commitTransaction"),
+        1,
+        "the fail point fired"
+    );
+    assert!(e.to_string().contains("50"), "{e}");
+    // Rolled back to the state before the transaction, in doubt.
+    assert_eq!((basket.items.len(), basket.version()), (0, Some(0)));
+    basket.items.push("apple".into());
+    assert_eq!(
+        basket.changes().unwrap().0,
+        doc! { "_id": "b", "__v": 0 },
+        "the push checks the version"
+    );
+    // The commit did not land here, so the checked push saves, once.
+    basket.save().await.unwrap();
+    let stored = baskets
+        .collection()
+        .find_one(doc! { "_id": "b" })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.get_array("items").unwrap().len(), 1);
+    // Settled by that save: the next push is unchecked again.
+    basket.items.push("pear".into());
+    assert_eq!(basket.changes().unwrap().0, doc! { "_id": "b" });
+    m.finish().await;
+}

@@ -22,6 +22,15 @@ pub trait Rollback {
 
     /// Puts the recorded state back; may be called several times.
     fn rollback(&mut self, checkpoint: &Self::Checkpoint);
+
+    /// [`rollback`](Rollback::rollback) after a commit whose outcome is
+    /// unknown (it may have landed): a `Doc` is put back and marked in
+    /// doubt, so its next save that bumps the version also checks it and
+    /// cannot apply a change twice. Containers forward it to what they hold.
+    #[doc(hidden)]
+    fn rollback_in_doubt(&mut self, checkpoint: &Self::Checkpoint) {
+        self.rollback(checkpoint);
+    }
 }
 
 /// The recorded state of one [`Doc`].
@@ -37,6 +46,11 @@ impl<T: Document + Clone> Rollback for Doc<T> {
     fn rollback(&mut self, checkpoint: &DocCheckpoint<T>) {
         *self = checkpoint.0.duplicate();
     }
+
+    fn rollback_in_doubt(&mut self, checkpoint: &DocCheckpoint<T>) {
+        self.rollback(checkpoint);
+        self.in_doubt = true;
+    }
 }
 
 impl<X: Rollback + ?Sized> Rollback for &mut X {
@@ -48,6 +62,10 @@ impl<X: Rollback + ?Sized> Rollback for &mut X {
 
     fn rollback(&mut self, checkpoint: &X::Checkpoint) {
         (**self).rollback(checkpoint);
+    }
+
+    fn rollback_in_doubt(&mut self, checkpoint: &X::Checkpoint) {
+        (**self).rollback_in_doubt(checkpoint);
     }
 }
 
@@ -79,6 +97,13 @@ impl<X: Rollback> Rollback for Vec<X> {
             x.rollback(c);
         }
     }
+
+    fn rollback_in_doubt(&mut self, checkpoint: &Self::Checkpoint) {
+        self.rollback(checkpoint);
+        for (x, c) in self.iter_mut().zip(checkpoint) {
+            x.rollback_in_doubt(c);
+        }
+    }
 }
 
 impl<X: Rollback> Rollback for Option<X> {
@@ -96,6 +121,13 @@ impl<X: Rollback> Rollback for Option<X> {
             (None, Some(_)) => {}
         }
     }
+
+    fn rollback_in_doubt(&mut self, checkpoint: &Self::Checkpoint) {
+        match (self.as_mut(), checkpoint) {
+            (Some(x), Some(c)) => x.rollback_in_doubt(c),
+            _ => self.rollback(checkpoint),
+        }
+    }
 }
 
 macro_rules! tuple_rollback {
@@ -111,6 +143,11 @@ macro_rules! tuple_rollback {
             #[allow(unused_variables)]
             fn rollback(&mut self, checkpoint: &Self::Checkpoint) {
                 $(self.$index.rollback(&checkpoint.$index);)*
+            }
+
+            #[allow(unused_variables)]
+            fn rollback_in_doubt(&mut self, checkpoint: &Self::Checkpoint) {
+                $(self.$index.rollback_in_doubt(&checkpoint.$index);)*
             }
         }
     };

@@ -193,7 +193,13 @@ where
             {
                 continue;
             }
-            context.rollback(&checkpoint);
+            if e.contains_label(UNKNOWN_TRANSACTION_COMMIT_RESULT) {
+                // Given up on a commit that may have landed: the `Doc`s go
+                // back, but their next version-bumping save checks.
+                context.rollback_in_doubt(&checkpoint);
+            } else {
+                context.rollback(&checkpoint);
+            }
             if e.contains_label(TRANSIENT_TRANSACTION_ERROR) && in_time {
                 continue 'attempt;
             }
