@@ -311,13 +311,7 @@ async fn a_commit_given_up_in_doubt_makes_the_next_push_check_the_version() {
     fp.off().await;
     // The refused commit left the transaction open on the server, holding
     // the document's lock: end it, as its timeout would.
-    let lsid = session.id().clone();
-    m.client()
-        .database("admin")
-        .run_command(doc! { "killSessions": [lsid] })
-        .await
-        .unwrap();
-    drop(session);
+    m.kill(session).await;
     assert_eq!(
         m.monitor.failed("commitTransaction"),
         1,

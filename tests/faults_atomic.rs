@@ -292,17 +292,9 @@ async fn transaction_commit_under_each_fault() {
             );
             assert_eq!((a.balance, a.version(), a.changes()), (100, Some(0), None));
             assert_eq!((b.balance, b.version(), b.changes()), (0, Some(0), None));
-            // The server keeps a transaction whose commit it refused
-            // outright open (its documents locked) until it expires: 60 s
-            // on MongoDB. The driver's own `with_transaction` leaves it
-            // so too. Killing the session ends it at once.
-            let lsid = session.id().clone();
-            m.client()
-                .database("admin")
-                .run_command(doc! { "killSessions": [lsid] })
-                .await
-                .unwrap();
-            drop(session);
+            // The driver's own `with_transaction` leaves such a transaction
+            // open too; killing the session ends it at once.
+            m.kill(session).await;
             let mut fresh = m.client().start_session().await.unwrap();
             transfer(m.client(), &mut fresh, &mut a, &mut b, &runs)
                 .await

@@ -189,6 +189,19 @@ impl Monitored {
         &self.t.client
     }
 
+    /// Ends `session` on the server at once (`killSessions`), with any
+    /// transaction it holds open: the server keeps a transaction whose
+    /// commit it refused outright open, its documents locked, until it
+    /// expires (60 s on MongoDB).
+    pub async fn kill(&self, session: mongodb::ClientSession) {
+        let lsid = session.id().clone();
+        self.client()
+            .database("admin")
+            .run_command(mongodb::bson::doc! { "killSessions": [lsid] })
+            .await
+            .unwrap();
+    }
+
     pub async fn finish(self) {
         self.t.finish().await;
     }
