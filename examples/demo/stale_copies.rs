@@ -72,25 +72,33 @@ fn invalid(round: usize) -> odm::bson::Document {
     doc! { "round": round as i64, "status": "APPROVED", "avatar": null }
 }
 
+/// Stores `users` new profiles made by `make`; their ids, in order.
+async fn seed<T: odm::Document>(
+    model: &Model<T>,
+    users: usize,
+    make: impl Fn(ObjectId) -> T,
+) -> odm::Result<Vec<ObjectId>> {
+    let mut ids = Vec::with_capacity(users);
+    for _ in 0..users {
+        let id = ObjectId::new();
+        model.create(make(id)).await?;
+        ids.push(id);
+    }
+    Ok(ids)
+}
+
 pub async fn round(ctx: &Ctx, round: usize) -> odm::Result<Vec<Measure>> {
     let users = 2 * ctx.size.n;
     let avatar = || Some("https://img.example.com/a.png".to_string());
 
     let naive = NaiveProfile::model(&ctx.db);
-    let mut ids = Vec::new();
-    for _ in 0..users {
-        let id = ObjectId::new();
-        let (status, avatar) = ("NEW".into(), avatar());
-        naive
-            .create(NaiveProfile {
-                id,
-                round: round as i64,
-                status,
-                avatar,
-            })
-            .await?;
-        ids.push(id);
-    }
+    let ids = seed(&naive, users, |id| NaiveProfile {
+        id,
+        round: round as i64,
+        status: "NEW".into(),
+        avatar: avatar(),
+    })
+    .await?;
     let naive_measure = timed(async {
         let tasks = (0..2 * users)
             .map(|i| {
@@ -114,20 +122,13 @@ pub async fn round(ctx: &Ctx, round: usize) -> odm::Result<Vec<Measure>> {
     .await?;
 
     let profiles = Profile::model(&ctx.db);
-    let mut ids = Vec::new();
-    for _ in 0..users {
-        let id = ObjectId::new();
-        let (status, avatar) = ("NEW".into(), avatar());
-        profiles
-            .create(Profile {
-                id,
-                round: round as i64,
-                status,
-                avatar,
-            })
-            .await?;
-        ids.push(id);
-    }
+    let ids = seed(&profiles, users, |id| Profile {
+        id,
+        round: round as i64,
+        status: "NEW".into(),
+        avatar: avatar(),
+    })
+    .await?;
     let odm_measure = timed(async {
         let tasks = (0..2 * users)
             .map(|i| {
