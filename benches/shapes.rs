@@ -1,5 +1,5 @@
 //! CPU cost of odm's per-document work on the three documents of
-//! `SHAPES.md`: load, save_build (scalar / push) and delta; and growth rows
+//! `benches/SHAPES.md`: load, save_build (scalar / push) and delta; and growth rows
 //! (`common/large.rs`): `changes()` on large maps and arrays at N and 4N
 //! elements, with the ratio between the two.
 //!

@@ -1,5 +1,5 @@
 //! Partial indexes with `in = [..]` and `or(..)` (MongoDB 6.0 and later)
-//! against the server: seed 002's "one open fuel request per vehicle",
+//! against the server: "one open fuel request per vehicle",
 //! where several statuses count as open, and the refusal on older servers.
 
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! arrays, `skipVersioning`, copies and arrays nested in array elements,
 //! translated to odm and run against the real server. Each test names the
 //! `it(...)` it comes from. Where Mongoose's result differs from
-//! SEMANTICS.md, SEMANTICS.md wins and the comment says so.
+//! save-rules.md, save-rules.md wins and the comment says so.
 
 mod mongoose_support;
 
@@ -117,7 +117,7 @@ async fn increments_version_when_setting_an_array() {
 // the removal of an old element is a whole-array $set with the version
 // checked and bumped, as in Mongoose. DIFFERENCE from an empty start (the
 // Mongoose test): [] -> [aven, avengers] -> shift -> [avengers] is, by
-// value, a plain append, which SEMANTICS.md sends as $push (INC only).
+// value, a plain append, which save-rules.md sends as $push (INC only).
 #[tokio::test]
 async fn mixing_shift_and_add_to_set_converts_to_set() {
     let t = TestDb::new().await;

@@ -1,7 +1,7 @@
 //! Mongoose's `test/versioning.test.js`: two copies of one document editing
 //! the same array (pushes, pulls, in-place edits, `$pop`), translated to odm
 //! and run against the real server. Each test names the `it(...)` it comes
-//! from. Where Mongoose's result differs from SEMANTICS.md, SEMANTICS.md wins
+//! from. Where Mongoose's result differs from save-rules.md, save-rules.md wins
 //! and the comment says so.
 
 mod mongoose_support;
@@ -152,7 +152,7 @@ async fn allows_concurrent_push_and_pull() {
 }
 
 // versioning.test.js: it('throws if you set a positional path after pulling')
-// (SEMANTICS.md worked example 2.)
+// (save-rules.md worked example 2.)
 #[tokio::test]
 async fn throws_if_you_set_a_positional_path_after_pulling() {
     let t = TestDb::new().await;
@@ -182,7 +182,7 @@ async fn throws_if_you_set_a_positional_path_after_pulling() {
 // DIFFERENCE: Mongoose records b's pull(10) + addToSet("using set") as two
 // atomics on one path and sends a $set of the whole array (ALL): b's save
 // overwrites a's edit ("last write wins", stored ["test1", "using set"]).
-// SEMANTICS.md diffs values: ["test1", 10] -> ["test1", "using set"] is
+// save-rules.md diffs values: ["test1", 10] -> ["test1", "using set"] is
 // element 1 changed in place (WHERE only), so both edits land and the
 // version stays 0.
 #[tokio::test]
@@ -256,7 +256,7 @@ async fn should_add_version_to_where_clause() {
     // DIFFERENCE: Mongoose sends `arr.0.0` with the version in the filter.
     // No element of the inner array kept its position, which a net diff
     // cannot tell from an assignment, so odm takes the reading that bumps
-    // (SEMANTICS.md): the inner array is set, checked and bumped.
+    // (save-rules.md): the inner array is set, checked and bumped.
     assert_eq!(
         a.changes(),
         Some((
@@ -292,7 +292,7 @@ async fn should_add_version_to_where_clause() {
 // versioning.test.js: it('$set after pull/push throws')
 // DIFFERENCE: a pulls "using set", pushes "woot" and "woot2", pops "woot2":
 // Mongoose records the atomics and sends a $set of the whole array with
-// `$inc`, so b's positional $set fails. SEMANTICS.md diffs values:
+// `$inc`, so b's positional $set fails. save-rules.md diffs values:
 // ["test1","using set"] -> ["test1","woot"] is element 1 changed in place,
 // WHERE only; the version does not move and b's save succeeds.
 #[tokio::test]
@@ -333,7 +333,7 @@ async fn set_after_pull_push() {
 
 // versioning.test.js: it('doesnt persist conflicting changes')
 // DIFFERENCE for sub-documents with an `_id` (Mongoose's default): `$pop`
-// is ALL in Mongoose, so b fails; SEMANTICS.md sends the removal of the last
+// is ALL in Mongoose, so b fails; save-rules.md sends the removal of the last
 // element as `$pull` by `_id` (INC only), so b's identical pull succeeds and
 // the version moves twice. Without `_id` the removal is a whole-array $set
 // (ALL) and b fails as in Mongoose.
@@ -426,7 +426,7 @@ async fn increments_version_on_push() {
 }
 
 // versioning.test.js: it('does not increment version when setting nested paths')
-// (SEMANTICS.md worked example 3.) Both saves run at once, as Promise.all.
+// (save-rules.md worked example 3.) Both saves run at once, as Promise.all.
 #[tokio::test]
 async fn does_not_increment_version_when_setting_nested_paths() {
     let t = TestDb::new().await;

@@ -25,7 +25,7 @@ async fn create<T: Document>(t: &TestDb, value: T) -> (Model<T>, Doc<T>) {
 
 // versioning.test.js: it('should persist correctly when optimisticConcurrency is true gh-10128')
 // thing_2 sets the price it already has: nothing changed, and under
-// optimistic_concurrency an unchanged stale copy still fails (SEMANTICS.md
+// optimistic_concurrency an unchanged stale copy still fails (save-rules.md
 // worked example 5), with no modified paths.
 #[tokio::test]
 async fn should_persist_correctly_when_optimistic_concurrency_is_true() {
@@ -148,7 +148,7 @@ async fn should_support_optimistic_concurrency_being_an_array_of_strings() {
 }
 
 // versioning.test.js: it('optimistic concurrency (gh-9001) (gh-5424)')
-// (SEMANTICS.md worked example 4.)
+// (save-rules.md worked example 4.)
 #[tokio::test]
 async fn optimistic_concurrency_gh_9001() {
     #[derive(Debug, Serialize, Deserialize, Document)]

@@ -1,7 +1,7 @@
 //! Version and not-found outcomes of `save()` from Mongoose's
 //! `test/document.test.js`, translated to odm and run against the real
 //! server. Each test names the `it(...)` it comes from; where Mongoose's
-//! result differs from SEMANTICS.md, SEMANTICS.md wins and the comment says
+//! result differs from save-rules.md, save-rules.md wins and the comment says
 //! so.
 
 mod mongoose_support;
@@ -80,7 +80,7 @@ async fn saving_an_unchanged_deleted_document_is_not_found() {
 }
 
 // document.test.js: it('saving a document with changes, throws an error when document is not found')
-// (SEMANTICS.md worked example 6.)
+// (save-rules.md worked example 6.)
 #[tokio::test]
 async fn saving_a_changed_deleted_document_is_not_found() {
     let t = TestDb::new().await;
@@ -101,7 +101,7 @@ async fn saving_a_changed_deleted_document_is_not_found() {
 // document.test.js: it('triggers VersionError when using push() to an array')
 // DIFFERENCE: `texts` was removed from the stored document; both copies
 // load it as its default `[]`. Mongoose marks that default as modified, so
-// doc2's save also writes `texts` and fails with a VersionError. SEMANTICS.md:
+// doc2's save also writes `texts` and fails with a VersionError. save-rules.md:
 // a missing field that deserializes to its default is not a change, so doc2
 // only sets `test` (no version effect) and succeeds; doc1's push stays.
 #[tokio::test]
@@ -231,7 +231,7 @@ async fn increment_on_a_stale_nested_document_is_a_version_error() {
 
 // document.test.js: it('$shift() triggers $pop')
 // DIFFERENCE (operator only): Mongoose records `$shift` as `$pop: {arr: -1}`;
-// SEMANTICS.md infers the removal from the values and sends `$pullAll` (the
+// save-rules.md infers the removal from the values and sends `$pullAll` (the
 // removed value occurs nowhere else). Both bump the version without
 // checking it.
 #[tokio::test]

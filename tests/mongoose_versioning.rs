@@ -2,7 +2,7 @@
 //! documents stored without a version, and how version effects of one save
 //! combine (gh-15888), translated to odm and run against the real server.
 //! Each test names the `it(...)` it comes from. Where Mongoose's result
-//! differs from SEMANTICS.md, SEMANTICS.md wins and the comment says so.
+//! differs from save-rules.md, save-rules.md wins and the comment says so.
 //! The other scenarios of that file are in `mongoose_array_versioning.rs`,
 //! `mongoose_array_rewrites.rs` and `mongoose_concurrency*.rs`.
 
@@ -89,7 +89,7 @@ async fn version_works_with_strict_docs() {
 
 // versioning.test.js: it('version works with existing unversioned docs')
 // DIFFERENCE: Mongoose's `splice(1, 1, 10)` is an array atomic that sets
-// the whole array with `$inc`. SEMANTICS.md diffs values: [1,2,3] -> [1,10,3]
+// the whole array with `$inc`. save-rules.md diffs values: [1,2,3] -> [1,10,3]
 // is element 1 changed in place, a positional `$set` (WHERE only, and no
 // version term since none was stored). A splice that is not in place
 // (insert in the middle) then gives the `$inc`, and the stored version

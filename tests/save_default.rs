@@ -1,4 +1,4 @@
-//! SEMANTICS.md, "Insert" and "Update, default mode": every row of the
+//! save-rules.md, "Insert" and "Update, default mode": every row of the
 //! table, against the server: the exact `(filter, update)`, the stored
 //! document and the version afterwards.
 

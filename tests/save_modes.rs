@@ -1,4 +1,4 @@
-//! SEMANTICS.md: `optimistic_concurrency` (whole, include, exclude),
+//! save-rules.md: `optimistic_concurrency` (whole, include, exclude),
 //! `increment()`, documents stored without a version, custom and disabled
 //! version keys, and the outcome rules (matched count, Version vs NotFound,
 //! state kept after a failure).

@@ -7,7 +7,7 @@
 //! save either fails with `Error::Version` and leaves the store and the copy
 //! untouched, or lands exactly as its `(filter, update)` applied by MongoDB
 //! would (an interpreter below), without losing a saved write of the other
-//! copy beyond what SEMANTICS.md allows.
+//! copy beyond what save-rules.md allows.
 //!
 //! `ODM_RANDOM_SEED` (decimal or `0x` hex) repeats a run: history 0 of every
 //! shape uses that seed, history `i` `splitmix64(seed + i)`; a failure
@@ -1413,9 +1413,9 @@ fn apply_update(doc: &BsonDocument, update: &BsonDocument) -> Result<BsonDocumen
 }
 
 // ---------------------------------------------------------------------------
-// What a stale save may do to the other copy's writes (SEMANTICS.md)
+// What a stale save may do to the other copy's writes (save-rules.md)
 
-/// Does changing array `o` into `a` need a version bump under SEMANTICS.md,
+/// Does changing array `o` into `a` need a version bump under save-rules.md,
 /// beyond doubt? Length changes, a sub-document whose `_id` changed at a
 /// position, a primitive array in which no element kept its position, and
 /// a length change of an array inside an element. (Reorders of primitives
@@ -1560,7 +1560,7 @@ fn check_merge(
                 // Elements as the server tells them apart: sub-documents by
                 // `_id` (B pulling one A edited is delete-wins, as in
                 // Mongoose), values by MongoDB's equality (B pulling the
-                // value 0 takes the 0.0 A wrote over 0: SEMANTICS.md's
+                // value 0 takes the 0.0 A wrote over 0: save-rules.md's
                 // removal guard counts by value).
                 let (o, a, b, s) = (
                     &identities(o),

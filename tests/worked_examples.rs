@@ -1,4 +1,4 @@
-//! SEMANTICS.md, "Worked examples": A and B are two copies of one stored
+//! save-rules.md, "Worked examples": A and B are two copies of one stored
 //! document.
 
 mod common;

@@ -118,7 +118,7 @@ fn prepare(model: &Model<Large>, row: &str, n: usize) -> Doc<Large> {
             assert!(set.keys().all(|k| k.starts_with("counters.new")));
             doc
         }
-        // Every other element removed: a `$pullAll` of those, or (SEMANTICS.md
+        // Every other element removed: a `$pullAll` of those, or (save-rules.md
         // allows both; a guard of thousands of values costs the server more)
         // a `$set` of the whole array; either bumps the version.
         "array_half_removed" => {

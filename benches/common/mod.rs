@@ -1,4 +1,4 @@
-//! The three benchmark documents of `SHAPES.md` (S, M, L), built from a
+//! The three benchmark documents of `benches/SHAPES.md` (S, M, L), built from a
 //! fixed-seed generator so every run measures the same bytes.
 
 #![allow(dead_code)] // each bench binary uses a different part

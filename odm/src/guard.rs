@@ -4,7 +4,7 @@
 //! because its copy is stale: it fails with `Error::Version` and writes
 //! nothing.
 //!
-//! - The removal guard (SEMANTICS.md): a `$pullAll` takes every element
+//! - The removal guard (save-rules.md): a `$pullAll` takes every element
 //!   equal to a removed value, so the stored array must still hold exactly
 //!   as many equal elements as the copy loaded; otherwise another copy
 //!   pushed or pulled an equal value since, and the pull would lose it.

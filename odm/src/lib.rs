@@ -110,7 +110,8 @@
 //! # }
 //! ```
 //!
-//! The full rules are Mongoose's:
+//! The rules, in short (every rule with its reason and worked examples:
+//! [the save rules](crate::rules)):
 //!
 //! | change | operator | version |
 //! |---|---|---|
@@ -384,7 +385,7 @@
 //! # }
 //! ```
 //!
-//! The examples `locks_ticket` (seed 003's "one free ticket per user", on
+//! The examples `locks_ticket` ("one free ticket per user", on
 //! one instance and across instances) and `archived_email` (the rule no
 //! partial index can express, with a stale holder refused) show both.
 //!
@@ -501,6 +502,8 @@ pub mod hooks;
 pub mod index;
 mod insert_id;
 pub mod lock;
+#[doc = include_str!("../docs/save-rules.md")]
+pub mod rules {}
 mod meta;
 mod model;
 mod paths;

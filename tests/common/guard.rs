@@ -1,4 +1,4 @@
-//! The removal guard a `$pullAll` save puts in its filter (SEMANTICS.md,
+//! The removal guard a `$pullAll` save puts in its filter (save-rules.md,
 //! "The removal guard"), written out by hand so tests can compare the
 //! exact filter.
 
