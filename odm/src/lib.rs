@@ -519,6 +519,7 @@ mod session;
 mod stream;
 mod strict;
 mod timestamps;
+pub mod typed;
 pub mod validate;
 mod version_key;
 mod versioning;
