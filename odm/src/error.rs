@@ -4,8 +4,11 @@ use std::fmt;
 
 use mongodb::bson::{Bson, Document as BsonDocument};
 
+mod batch;
 mod driver;
 mod duplicate;
+
+pub use batch::{BatchError, BatchRefusal};
 
 pub(crate) use driver::{from_driver, may_have_applied, Cause, Described};
 pub(crate) use duplicate::complete_insert;
@@ -57,6 +60,9 @@ pub enum Error {
     /// was sent), or an `after_save` / `after_delete` hook failed (the write
     /// stands). See [`Hooks`](crate::Hooks).
     Hook(Box<HookError>),
+    /// A batch of `bulk_save` / `insert_many` was refused before anything
+    /// was sent (a `_id` given twice, a `Doc` of another collection).
+    Batch(Box<BatchError>),
     /// Any other error from the MongoDB driver.
     Driver(mongodb::error::Error),
 }
@@ -79,6 +85,7 @@ impl fmt::Display for Error {
             Error::Fenced(e) => e.fmt(f),
             Error::ShardKey(e) => e.fmt(f),
             Error::Hook(e) => e.fmt(f),
+            Error::Batch(e) => e.fmt(f),
             Error::Driver(e) => driver::describe(e, f),
         }
     }
@@ -102,6 +109,7 @@ impl std::error::Error for Error {
             Error::Fenced(e) => e.source(),
             Error::ShardKey(e) => e.source(),
             Error::Hook(e) => e.source(),
+            Error::Batch(e) => e.source(),
             Error::Driver(e) => Some(e),
         }
     }
