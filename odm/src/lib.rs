@@ -500,6 +500,7 @@
 
 mod array;
 mod atomic;
+mod bulk;
 mod codec;
 mod command_log;
 mod delete;
@@ -546,13 +547,14 @@ pub use array::BsonArray;
 pub use atomic::{
     transaction, Claim, DocCheckpoint, Rollback, Transaction, UpdateWithRetry, Upsert,
 };
+pub use bulk::{BulkSave, InsertMany};
 pub use delete::Delete;
 pub use doc::Doc;
 pub use document::Document;
 pub use error::{
-    values_shown, ApplicationError, DeserializeError, DuplicateKeyError, Error, FencedError,
-    HookError, LeaseLostError, LeaseTimeoutError, NotFoundError, Result, ShardKeyError,
-    ValidationError, ValidationErrors, VersionError,
+    values_shown, ApplicationError, BatchError, BatchRefusal, DeserializeError, DuplicateKeyError,
+    Error, FencedError, HookError, LeaseLostError, LeaseTimeoutError, NotFoundError, Result,
+    ShardKeyError, ValidationError, ValidationErrors, VersionError,
 };
 pub use fields::{FieldPath, Fields, Flattened};
 pub use hooks::{HookContext, Hooks};
