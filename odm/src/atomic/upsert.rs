@@ -103,10 +103,10 @@ impl<T: Document> Model<T> {
     /// one inside a session (where the failed write has aborted the
     /// transaction), is returned as [`Error::DuplicateKey`]. Without a unique
     /// index nothing stops two inserts: index the upsert's filter fields.
-    pub fn upsert(&self, filter: BsonDocument) -> Upsert<'_, T> {
+    pub fn upsert(&self, filter: impl Into<BsonDocument>) -> Upsert<'_, T> {
         Upsert {
             model: self,
-            filter,
+            filter: filter.into(),
             set: BsonDocument::new(),
             set_on_insert: BsonDocument::new(),
             session: None,
