@@ -500,6 +500,7 @@
 
 mod array;
 mod atomic;
+mod bson_release;
 mod codec;
 mod command_log;
 mod delete;
