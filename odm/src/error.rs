@@ -62,7 +62,7 @@ pub enum Error {
     /// A stored document could not be deserialized into the model type.
     Deserialize(Box<DeserializeError>),
     /// The value could not be serialized to BSON.
-    Serialize(Box<mongodb::bson::ser::Error>),
+    Serialize(Box<crate::bson_release::SerError>),
     /// A lease was no longer held when its holder renewed or released it
     /// (it expired by the database's clock, and another holder may have
     /// taken it), or its keep-alive found it lost. Nothing was changed.
@@ -102,7 +102,7 @@ impl fmt::Display for Error {
             Error::Deserialize(e) => e.fmt(f),
             Error::Serialize(e) => {
                 f.write_str("cannot serialize the document to BSON: ")?;
-                driver::serialize_text(e, f)
+                crate::bson_release::ser_text(e, values::values_shown(), f)
             }
             Error::LeaseLost(e) => e.fmt(f),
             Error::LeaseTimeout(e) => e.fmt(f),
@@ -141,8 +141,8 @@ impl std::error::Error for Error {
     }
 }
 
-impl From<mongodb::bson::ser::Error> for Error {
-    fn from(e: mongodb::bson::ser::Error) -> Self {
+impl From<crate::bson_release::SerError> for Error {
+    fn from(e: crate::bson_release::SerError) -> Self {
         Error::Serialize(Box::new(e))
     }
 }

@@ -604,6 +604,7 @@
 
 mod array;
 mod atomic;
+mod bson_release;
 mod bulk;
 mod codec;
 mod command_log;

@@ -144,10 +144,10 @@ async fn insert<T: Document>(
 ) -> Result<()> {
     let mut stored = plan.current.clone();
     if let Some(key) = T::__odm_meta().versioning.key {
-        stored.append(key, 0i32);
+        crate::bson_release::append(&mut stored, key, 0i32);
     }
     if let Some(token) = fence {
-        stored.append(crate::fence::FENCE, token);
+        crate::bson_release::append(&mut stored, crate::fence::FENCE, token);
     }
     let log = Command::new(doc.model().name(), "insert").update(stored.as_ref());
     let action = doc.model().raw_collection().insert_one(&stored);

@@ -59,7 +59,7 @@ pub(crate) fn plan<T: Document>(
         Tracked::Clean { .. } | Tracked::New => Vec::new(),
         Tracked::Unserializable { error, .. } => {
             return Err(Error::from(
-                <mongodb::bson::ser::Error as serde::ser::Error>::custom(error),
+                <crate::bson_release::SerError as serde::ser::Error>::custom(error),
             ))
         }
     };
