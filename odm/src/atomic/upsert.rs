@@ -189,12 +189,14 @@ async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
     };
     let mut duplicate_retried = false;
     let mut empty_answers = 0;
+    // A fenced upsert states write concern majority (see `fence::options`).
+    let fenced = fence.map(|_| crate::fence::collection(model.raw_collection()));
+    let collection = fenced.as_ref().unwrap_or(model.raw_collection());
     loop {
         let log = Command::new(model.name(), "findAndModify")
             .filter(&sent)
             .update(&update);
-        let action = model
-            .raw_collection()
+        let action = collection
             .find_one_and_update(sent.clone(), update.clone())
             .upsert(true)
             .return_document(ReturnDocument::After);
