@@ -13,7 +13,7 @@ mod scan;
 use mongodb::bson::raw::RawDocument;
 use mongodb::bson::Bson;
 
-pub(crate) use missing::{fill_missing, missing_paths, settle_missing, Missing};
+pub(crate) use missing::{fill_missing, lookup, missing_paths, settle_missing, Missing};
 use scan::{elements, Elem, Keys};
 
 use crate::error::Error;
