@@ -488,6 +488,7 @@
 
 mod array;
 mod atomic;
+mod checked_read;
 mod codec;
 mod command_log;
 mod delete;
