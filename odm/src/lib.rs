@@ -515,6 +515,7 @@ mod rawde;
 mod rawser;
 mod reload;
 mod request;
+mod same_type;
 mod save;
 mod session;
 mod stream;

@@ -371,6 +371,9 @@ impl Array<'_> {
     fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
         self.w.index(self.next);
         self.next += 1;
+        if direct::write(self.w, value)? {
+            return Ok(());
+        }
         value.serialize(&mut *self.w)
     }
 }
@@ -462,6 +465,9 @@ impl ser::SerializeStruct for Struct<'_> {
         match self {
             Struct::Doc(d) => {
                 d.w.key(key)?;
+                if direct::write(d.w, value)? {
+                    return Ok(());
+                }
                 value.serialize(&mut *d.w)
             }
             Struct::Value(w, step) => {
@@ -489,6 +495,7 @@ impl ser::SerializeStruct for Struct<'_> {
     }
 }
 
+mod direct;
 mod leaf;
 
 use leaf::{Extended, KeyWriter};
