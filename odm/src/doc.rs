@@ -178,7 +178,7 @@ impl<T: Document> Doc<T> {
         if plan.is_empty() {
             return Ok(None);
         }
-        Ok(Some(request::request::<T>(&target, self.version, &plan)))
+        Ok(Some(request::request::<T>(target, self.version, &plan)))
     }
 
     /// The dotted BSON paths changed since the document was loaded or last

@@ -173,7 +173,7 @@ async fn update<T: Document>(
 ) -> Result<()> {
     let id = doc.stored_id().expect("not new").clone();
     let target = doc.target().expect("not new");
-    let (mut filter, mut update) = request::request::<T>(&target, doc.version(), &plan);
+    let (mut filter, mut update) = request::request::<T>(target.clone(), doc.version(), &plan);
     if let Some(token) = fence {
         filter = crate::fence::filter(filter, token);
         crate::fence::stamp(&mut update, token);

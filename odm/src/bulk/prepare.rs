@@ -76,7 +76,7 @@ async fn ready<T: Document>(doc: &mut Doc<T>, session: Option<&mut ClientSession
         .clone();
     shard::check(meta.shard_key, &plan.changes, meta.collection, &id)?;
     let target = doc.target().expect("a stored document has a target");
-    let (filter, update) = request::request::<T>(&target, doc.version(), &plan);
+    let (filter, update) = request::request::<T>(target, doc.version(), &plan);
     Ok(if update.is_empty() {
         Step::Check { plan, id, filter }
     } else {

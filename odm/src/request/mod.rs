@@ -111,12 +111,12 @@ fn rewrite_guards(
 /// The `(filter, update)` of an update of the document stored as
 /// `target` (`{_id, shard key fields}`), loaded at `version`.
 pub(crate) fn request<T: Document>(
-    target: &BsonDocument,
+    target: BsonDocument,
     version: Option<i64>,
     plan: &Plan,
 ) -> (BsonDocument, BsonDocument) {
     let key = T::__odm_meta().versioning.key;
-    let mut filter = versioning::filter(target, key, version, plan.effect, &plan.changes);
+    let mut filter = versioning::filter_from(target, key, version, plan.effect, &plan.changes);
     rewrite::add(&mut filter, &plan.rewrites);
     (filter, versioning::update(&plan.changes, key, plan.effect))
 }
@@ -163,6 +163,8 @@ pub(crate) fn not_found<T: Document>(filter: BsonDocument) -> Error {
 /// loaded.
 pub(crate) fn target(id: &Bson, shard: &BsonDocument) -> BsonDocument {
     let mut target = doc! { "_id": id.clone() };
-    target.extend(shard.clone());
+    for (key, value) in shard {
+        target.insert(key.clone(), value.clone());
+    }
     target
 }
