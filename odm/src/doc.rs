@@ -232,8 +232,15 @@ impl<T: Document> Doc<T> {
         } else if plan.effect.bump && key.is_some() {
             self.version = Some(self.version.unwrap_or(0) + 1);
         }
-        let (mut missing, base) = match std::mem::replace(&mut self.tracked, Tracked::New) {
-            Tracked::Snapshot { missing, base, .. } => (missing, base),
+        // What this copy knew was stored before the save: `base` where it
+        // differs from the snapshot, else the snapshot itself.
+        let (mut missing, prior) = match std::mem::replace(&mut self.tracked, Tracked::New) {
+            Tracked::Snapshot {
+                missing,
+                base,
+                snapshot,
+                ..
+            } => (missing, Some(base.unwrap_or(snapshot))),
             _ => (Missing::new(), None),
         };
         diff::settle_missing(&mut missing, &plan.changes);
@@ -244,8 +251,15 @@ impl<T: Document> Doc<T> {
             }
             None => plan.current,
         };
-        let base =
-            base.and_then(|base| crate::guard::rewrite::advance(&base, &plan.changes, &snapshot));
+        // The server applies the update to what was stored, so a key it adds
+        // to an embedded document goes last, wherever the value serializes
+        // it: follow the update on `prior`, not the new serialization.
+        let base = match prior {
+            Some(prior) if !inserted => {
+                crate::guard::rewrite::advance(&prior, &plan.changes, &snapshot)
+            }
+            _ => None,
+        };
         self.tracked = Tracked::Snapshot {
             id,
             snapshot,
