@@ -20,7 +20,10 @@ fn files(extensions: &[&str]) -> Vec<PathBuf> {
                 if !name.starts_with('.') && name != "target" {
                     walk(&path, extensions, out);
                 }
-            } else if extensions.iter().any(|ext| name.ends_with(&format!(".{ext}"))) {
+            } else if extensions
+                .iter()
+                .any(|ext| name.ends_with(&format!(".{ext}")))
+            {
                 out.push(path);
             }
         }
@@ -68,7 +71,13 @@ fn every_relative_link_in_a_markdown_file_leads_to_a_file_of_the_repository() {
 }
 
 /// Words that point at documents the repository does not carry.
-const OUTSIDE: &[&str] = &["../shared", "shared/design", "design notes", "SHAPES.md", "SEMANTICS.md"];
+const OUTSIDE: &[&str] = &[
+    "../shared",
+    "shared/design",
+    "design notes",
+    "SHAPES.md",
+    "SEMANTICS.md",
+];
 
 #[test]
 fn no_file_points_outside_the_repository() {
@@ -93,7 +102,10 @@ fn no_file_points_outside_the_repository() {
             }
         }
     }
-    assert!(found.is_empty(), "names of documents outside the repository: {found:#?}");
+    assert!(
+        found.is_empty(),
+        "names of documents outside the repository: {found:#?}"
+    );
 }
 
 /// The public text of a file: a Markdown file whole, the doc comments of a
@@ -111,16 +123,23 @@ fn public_text(file: &Path) -> String {
 }
 
 /// Words of the project's own process, meaningless to a user.
-const INTERNAL: &[&str] = &["seed 00", "wave 3", "issue 1", "issue 2", "helper session", "the lead"];
+const INTERNAL: &[&str] = &[
+    "seed 00",
+    "wave 3",
+    "issue 1",
+    "issue 2",
+    "helper session",
+    "the lead",
+];
 
 #[test]
 fn the_public_documentation_uses_no_project_internal_word() {
     let root = root();
     let mut public = vec![root.join("README.md")];
     public.extend(
-        files(&["rs", "md"])
-            .into_iter()
-            .filter(|f| f.starts_with(root.join("odm/src")) || f.starts_with(root.join("odm/docs"))),
+        files(&["rs", "md"]).into_iter().filter(|f| {
+            f.starts_with(root.join("odm/src")) || f.starts_with(root.join("odm/docs"))
+        }),
     );
     let mut found = Vec::new();
     for file in public {
@@ -131,5 +150,8 @@ fn the_public_documentation_uses_no_project_internal_word() {
             }
         }
     }
-    assert!(found.is_empty(), "project-internal words in public docs: {found:#?}");
+    assert!(
+        found.is_empty(),
+        "project-internal words in public docs: {found:#?}"
+    );
 }

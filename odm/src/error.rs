@@ -57,6 +57,10 @@ pub enum Error {
     /// was sent), or an `after_save` / `after_delete` hook failed (the write
     /// stands). See [`Hooks`](crate::Hooks).
     Hook(Box<HookError>),
+    /// A change stream could not be opened as asked: a resume token from
+    /// another collection, or a filter it cannot apply. Nothing was sent.
+    /// See [`watch`](crate::watch).
+    Watch(Box<crate::watch::WatchError>),
     /// Any other error from the MongoDB driver.
     Driver(mongodb::error::Error),
 }
@@ -79,6 +83,7 @@ impl fmt::Display for Error {
             Error::Fenced(e) => e.fmt(f),
             Error::ShardKey(e) => e.fmt(f),
             Error::Hook(e) => e.fmt(f),
+            Error::Watch(e) => e.fmt(f),
             Error::Driver(e) => driver::describe(e, f),
         }
     }
@@ -102,6 +107,7 @@ impl std::error::Error for Error {
             Error::Fenced(e) => e.source(),
             Error::ShardKey(e) => e.source(),
             Error::Hook(e) => e.source(),
+            Error::Watch(e) => e.source(),
             Error::Driver(e) => Some(e),
         }
     }

@@ -227,6 +227,59 @@
 //! [`Find::batch_size`]); a document that does not load is one `Err` item
 //! and the scan goes on.
 //!
+//! ## Change streams
+//!
+//! `model.watch().await?` is a [`ChangeStream`]: a `Stream` of typed
+//! [`ChangeEvent`]s (insert, update, replace, delete) with the document as
+//! a `T`, a [`filter`](Watch::filter) written against the model, and a
+//! [`ResumeToken`] on every event that a later stream resumes from
+//! ([`Watch::resume_after`]); a token of another collection is refused
+//! with [`Error::Watch`]. See [`watch`] and the `change_feed` example.
+//!
+//! ## Runtime collections
+//!
+//! `Model::<T>::with_collection(&db, name)` is the same model on another
+//! collection (one per tenant), and `Model::<T>::with_options(&db,
+//! options)` gives the model's commands a write concern, read concern and
+//! read preference:
+//!
+//! ```
+//! use odm::prelude::*;
+//! use mongodb::options::{CollectionOptions, ReadPreference, SelectionCriteria, WriteConcern};
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+//! # #[odm(collection = "users")]
+//! # struct User { #[serde(rename = "_id")] id: ObjectId, email: String }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> odm::Result<()> {
+//! # let client = mongodb::Client::with_uri_str("mongodb://127.0.0.1:9/").await?;
+//! let db = client.database("app");
+//! // The same model, one collection per tenant.
+//! let tenant = Model::<User>::with_collection(&db, "tenant_42_users");
+//! assert_eq!(tenant.name(), "tenant_42_users");
+//!
+//! // Majority writes, reads from a secondary when one is up.
+//! let options = CollectionOptions::builder()
+//!     .write_concern(WriteConcern::majority())
+//!     .selection_criteria(SelectionCriteria::ReadPreference(
+//!         ReadPreference::SecondaryPreferred { options: None },
+//!     ))
+//!     .build();
+//! let users = Model::<User>::with_options(&db, options.clone());
+//! assert_eq!(users.name(), "users");
+//! assert_eq!(users.collection().write_concern(), Some(&WriteConcern::majority()));
+//! let both = Model::<User>::with_collection_options(&db, "tenant_42_users", options);
+//! # client.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Everything else is unchanged: [`sync_indexes`](Model::sync_indexes)
+//! creates the declared indexes on that collection, saves, reloads and
+//! deletes go to it (a [`Doc`] remembers the model that loaded or created
+//! it), and errors name it.
+//!
 //! ## Seeing the commands
 //!
 //! Every command odm sends is a [`tracing`](https://docs.rs/tracing) event
@@ -315,8 +368,9 @@
 //! counters), `transaction` (a transfer, rolled back), and for locks
 //! `locks_ticket` and `archived_email` (see [Locks](#locks)), `hooks`
 //! (see [Hooks](#hooks)), `typed_paths` ([field paths](#field-paths)
-//! in queries and in `optimistic_concurrency`), and `tracing` (the command
-//! log). Their code is in `examples/features/`; `tests/examples_run.rs`
+//! in queries and in `optimistic_concurrency`), `tracing` (the command
+//! log), and `change_feed` (a [change stream](#change-streams) resumed
+//! after a restart). Their code is in `examples/features/`; `tests/examples_run.rs`
 //! runs each.
 //!
 //! ## Locks
@@ -489,6 +543,7 @@
 mod array;
 mod atomic;
 mod codec;
+mod collections;
 mod command_log;
 mod delete;
 mod diff;
@@ -522,6 +577,7 @@ mod timestamps;
 pub mod validate;
 mod version_key;
 mod versioning;
+pub mod watch;
 
 #[doc(hidden)]
 pub mod __private;
@@ -550,6 +606,7 @@ pub use reload::Reload;
 pub use save::{BoxFuture, Save};
 pub use stream::FindStream;
 pub use validate::Validate;
+pub use watch::{ChangeEvent, ChangeStream, ResumeToken, Watch};
 
 /// `#[derive(Document)]`; see the [crate documentation](crate).
 pub use odm_derive::Document;
