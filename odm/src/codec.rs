@@ -117,7 +117,11 @@ pub(crate) fn decode<'a, T: DeserializeOwned>(
 /// The slow path, taken only on failure: decode again while tracking the
 /// path, so the error names the failing field.
 #[cold]
-fn deserialize_error<T: Document>(raw: &RawDocument, collection: &str, fast: String) -> Error {
+pub(crate) fn deserialize_error<T: DeserializeOwned>(
+    raw: &RawDocument,
+    collection: &str,
+    fast: String,
+) -> Error {
     let id = read_id(raw).unwrap_or(Bson::Null);
     let (mut path, message) = match BsonDocument::try_from(raw) {
         Ok(doc) => {

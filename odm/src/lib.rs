@@ -526,7 +526,7 @@
 //! [`Error::Validation`], [`Error::DuplicateKey`], [`Error::Index`],
 //! [`Error::Deserialize`] (a stored document that does not fit the type,
 //! naming its id and the field), [`Error::ShardKey`], [`Error::Hook`],
-//! and for locks [`Error::LeaseLost`],
+//! [`Error::Application`], and for locks [`Error::LeaseLost`],
 //! [`Error::LeaseTimeout`] and [`Error::Fenced`]. Large payloads are boxed so `odm::Result`
 //! stays small; reach their fields as usual (`Err(Error::Version(e)) =>
 //! e.version`).
@@ -536,7 +536,19 @@
 //! `insert_many`, `findOneAndUpdate` or bulk write is [`Error::DuplicateKey`]
 //! with its index and key, like a failed [`Doc::save`]. Each payload is a
 //! [`std::error::Error`], and [`source`](std::error::Error::source) leads
-//! to the driver's error where there is one.
+//! to the driver's error where there is one. [`Error::labels`] and
+//! [`Error::is_transient`] read the server's labels without downcasting.
+//!
+//! A callback odm runs ([`transaction`], `update_with_retry`) returns a
+//! business rule of its own as [`Error::application`] (read back with
+//! [`Error::application_error`]); it is returned as it is, never retried.
+//!
+//! No error text shows a value (a filter's argument, a duplicated key, a
+//! refused value, a lease's key): they name collections, indexes, fields,
+//! `_id`s, versions and tokens, and show `?` for the values, which the
+//! payloads' accessors still return. For debugging, the command log's
+//! switch shows them in the texts too: a `tracing` subscriber enabled at
+//! `TRACE` for the target `odm::command` (see [`values_shown`]).
 
 #![warn(missing_docs)]
 
@@ -574,6 +586,7 @@ mod session;
 mod stream;
 mod strict;
 mod timestamps;
+pub mod typed;
 pub mod validate;
 mod version_key;
 mod versioning;
@@ -593,9 +606,9 @@ pub use delete::Delete;
 pub use doc::Doc;
 pub use document::Document;
 pub use error::{
-    DeserializeError, DuplicateKeyError, Error, FencedError, HookError, LeaseLostError,
-    LeaseTimeoutError, NotFoundError, Result, ShardKeyError, ValidationError, ValidationErrors,
-    VersionError,
+    values_shown, ApplicationError, DeserializeError, DuplicateKeyError, Error, FencedError,
+    HookError, LeaseLostError, LeaseTimeoutError, NotFoundError, Result, ShardKeyError,
+    ValidationError, ValidationErrors, VersionError,
 };
 pub use fields::{FieldPath, Fields, Flattened};
 pub use hooks::{HookContext, Hooks};

@@ -5,6 +5,7 @@ pub mod faults;
 mod guard;
 pub mod monitor;
 pub mod race;
+pub mod values;
 
 #[allow(unused_imports)] // each test binary uses a different subset
 pub use faults::{FailPoint, Fault};
@@ -17,6 +18,8 @@ use odm::prelude::*;
 #[allow(unused_imports)]
 pub use race::Race;
 use serde::{Deserialize, Serialize};
+#[allow(unused_imports)]
+pub use values::with_values;
 
 /// A blog post in default (array versioning) mode.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]

@@ -68,8 +68,8 @@ pub fn expect_not_found(r: odm::Result<()>, id: ObjectId, collection: &str) {
         Err(Error::NotFound(e)) => assert_eq!(
             e.to_string(),
             format!(
-                "No document found for query \"{}\" on collection \"{collection}\"",
-                doc! { "_id": id }
+                "No document found for query \"{{ _id: {} }}\" on collection \"{collection}\"",
+                odm::bson::Bson::ObjectId(id)
             )
         ),
         other => panic!("expected Error::NotFound, got {other:?}"),

@@ -6,6 +6,7 @@
 
 mod array;
 mod eq;
+mod lockstep;
 mod missing;
 mod scan;
 
@@ -129,6 +130,9 @@ pub(crate) fn diff_document(
     positional: bool,
     out: &mut Vec<Change>,
 ) -> Result<(), Error> {
+    if lockstep::diff_in_step(old, new, prefix, positional, out)? {
+        return Ok(());
+    }
     // Each document is walked once; lookups then compare keys only. A key
     // resolves to its first occurrence, as `RawDocument::get` does.
     let before = elements(old)?;
@@ -257,3 +261,6 @@ mod rules_tests;
 
 #[cfg(test)]
 mod missing_tests;
+
+#[cfg(test)]
+mod scan_tests;

@@ -104,13 +104,15 @@ pub(crate) fn describe(e: &mongodb::error::Error, f: &mut fmt::Formatter<'_>) ->
     }
 }
 
-/// `message (code 121, DocumentValidationFailure)`.
+/// `message (code 121, DocumentValidationFailure)`, the values the
+/// message quotes (a duplicated key) masked unless values are shown.
 fn server_message(
     f: &mut fmt::Formatter<'_>,
     message: &str,
     code: i32,
     name: Option<&str>,
 ) -> fmt::Result {
+    let message = super::values::server_message(message, super::values::values_shown());
     write!(f, "{message} (code {code}")?;
     match name {
         Some(name) if !name.is_empty() => write!(f, ", {name})"),
@@ -184,7 +186,8 @@ pub(crate) fn serialize_text(
     match e {
         Ser::UnsignedIntegerExceededRange(n) => write!(
             f,
-            "the unsigned integer {n} is larger than BSON's largest integer ({})",
+            "the unsigned integer {} is larger than BSON's largest integer ({})",
+            super::values::Value(n, super::values::values_shown()),
             i64::MAX
         ),
         Ser::InvalidDocumentKey(key) => write!(

@@ -258,6 +258,18 @@ pub struct WatchError {
     pub kind: WatchErrorKind,
 }
 
+impl WatchError {
+    /// The namespace (`db.collection`) of the stream asked for.
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    /// What was wrong.
+    pub fn kind(&self) -> &WatchErrorKind {
+        &self.kind
+    }
+}
+
 /// Why a change stream was refused.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
