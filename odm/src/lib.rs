@@ -227,6 +227,38 @@
 //! [`Find::batch_size`]); a document that does not load is one `Err` item
 //! and the scan goes on.
 //!
+//! ## Read options
+//!
+//! [`Find`], [`FindOne`] and [`Count`] take the driver's read options by
+//! the driver's names: `hint`, `collation`, `max_time`, `comment`,
+//! `read_concern` and `selection_criteria`, and `with_options` (the
+//! driver's `FindOptions`, `FindOneOptions`, `CountOptions`) for any
+//! other, replacing what was set before it.
+//!
+//! ```no_run
+//! # use odm::prelude::*;
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+//! # struct User { #[serde(rename = "_id")] id: ObjectId, email: String }
+//! use mongodb::options::{Collation, CollationStrength, Hint, ReadConcern};
+//! use std::time::Duration;
+//!
+//! # async fn run(users: Model<User>) -> odm::Result<()> {
+//! let case_insensitive = Collation::builder()
+//!     .locale("en")
+//!     .strength(CollationStrength::Secondary)
+//!     .build();
+//! let found = users
+//!     .find(doc! { "email": "ANN@X.IO" })      // matches "ann@x.io" too
+//!     .collation(case_insensitive)
+//!     .hint(Hint::Name("email_1".into()))
+//!     .max_time(Duration::from_secs(2))        // the server gives up after 2 s
+//!     .comment("signup check")
+//!     .read_concern(ReadConcern::majority())
+//!     .await?;
+//! # Ok(()) }
+//! ```
+//!
 //! ## Change streams
 //!
 //! `model.watch().await?` is a [`ChangeStream`]: a `Stream` of typed
@@ -579,6 +611,7 @@ mod query;
 mod random_values;
 mod rawde;
 mod rawser;
+mod read_options;
 mod reload;
 mod request;
 mod save;
