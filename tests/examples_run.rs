@@ -36,6 +36,9 @@ mod tracing_log;
 #[path = "../examples/features/typed_paths.rs"]
 mod typed_paths;
 
+#[path = "../examples/features/change_feed.rs"]
+mod change_feed;
+
 #[path = "../examples/features/typed_queries.rs"]
 mod typed_queries;
 
@@ -170,6 +173,15 @@ async fn typed_paths_query_claim_and_check_a_nested_path() {
     assert_eq!((o.answered_by_ann, o.claimed_priority), (2, Some(5)));
     assert_eq!(o.stale_refused_paths, ["customer.emailAddress"]);
     assert_eq!(o.stored, ("carl@example.org".to_string(), 1, Some(1)));
+    t.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn change_feed_resumes_without_missing_or_repeating() {
+    let t = TestDb::new().await;
+    let o = change_feed::run(&t.db).await.expect("ran");
+    assert_eq!((o.first_worker, o.second_worker), (vec![1], vec![2, 3]));
+    assert!(o.foreign_token_refused);
     t.finish().await;
 }
 

@@ -52,7 +52,10 @@ impl<'a, T: Document> IntoFuture for Delete<'a, T> {
         Box::pin(async move {
             let (doc, mut session) = (self.doc, self.session);
             let Some(target) = doc.target() else {
-                return Err(request::not_found::<T>(mongodb::bson::Document::new()));
+                return Err(request::not_found(
+                    doc.model().name(),
+                    mongodb::bson::Document::new(),
+                ));
             };
             let hooked = T::__odm_meta().hooks;
             if hooked {
@@ -68,7 +71,7 @@ impl<'a, T: Document> IntoFuture for Delete<'a, T> {
                 .await
                 .map_err(|e| from_driver(e, doc.model().name()))?;
             if result.deleted_count == 0 {
-                return Err(request::not_found::<T>(target));
+                return Err(request::not_found(doc.model().name(), target));
             }
             doc.mark_deleted();
             if hooked {

@@ -80,6 +80,10 @@ pub enum Error {
     /// was sent), or an `after_save` / `after_delete` hook failed (the write
     /// stands). See [`Hooks`](crate::Hooks).
     Hook(Box<HookError>),
+    /// A change stream could not be opened as asked: a resume token from
+    /// another collection, or a filter it cannot apply. Nothing was sent.
+    /// See [`watch`](crate::watch).
+    Watch(Box<crate::watch::WatchError>),
     /// An error of the application's own, returned from a callback odm
     /// runs (a transaction, `update_with_retry`, a hook's reason is
     /// [`Error::Hook`]): see [`Error::application`]. Never retried.
@@ -109,6 +113,7 @@ impl fmt::Display for Error {
             Error::Fenced(e) => e.fmt(f),
             Error::ShardKey(e) => e.fmt(f),
             Error::Hook(e) => e.fmt(f),
+            Error::Watch(e) => e.fmt(f),
             Error::Application(e) => e.fmt(f),
             Error::Batch(e) => e.fmt(f),
             Error::Driver(e) => driver::describe(e, f),
@@ -134,6 +139,7 @@ impl std::error::Error for Error {
             Error::Fenced(e) => e.source(),
             Error::ShardKey(e) => e.source(),
             Error::Hook(e) => e.source(),
+            Error::Watch(e) => e.source(),
             Error::Application(e) => e.source(),
             Error::Batch(e) => e.source(),
             Error::Driver(e) => Some(e),

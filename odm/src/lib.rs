@@ -227,6 +227,91 @@
 //! [`Find::batch_size`]); a document that does not load is one `Err` item
 //! and the scan goes on.
 //!
+//! ## Read options
+//!
+//! [`Find`], [`FindOne`] and [`Count`] take the driver's read options by
+//! the driver's names: `hint`, `collation`, `max_time`, `comment`,
+//! `read_concern` and `selection_criteria`, and `with_options` (the
+//! driver's `FindOptions`, `FindOneOptions`, `CountOptions`) for any
+//! other, replacing what was set before it.
+//!
+//! ```no_run
+//! # use odm::prelude::*;
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+//! # struct User { #[serde(rename = "_id")] id: ObjectId, email: String }
+//! use mongodb::options::{Collation, CollationStrength, Hint, ReadConcern};
+//! use std::time::Duration;
+//!
+//! # async fn run(users: Model<User>) -> odm::Result<()> {
+//! let case_insensitive = Collation::builder()
+//!     .locale("en")
+//!     .strength(CollationStrength::Secondary)
+//!     .build();
+//! let found = users
+//!     .find(doc! { "email": "ANN@X.IO" })      // matches "ann@x.io" too
+//!     .collation(case_insensitive)
+//!     .hint(Hint::Name("email_1".into()))
+//!     .max_time(Duration::from_secs(2))        // the server gives up after 2 s
+//!     .comment("signup check")
+//!     .read_concern(ReadConcern::majority())
+//!     .await?;
+//! # Ok(()) }
+//! ```
+//!
+//! ## Change streams
+//!
+//! `model.watch().await?` is a [`ChangeStream`]: a `Stream` of typed
+//! [`ChangeEvent`]s (insert, update, replace, delete) with the document as
+//! a `T`, a [`filter`](Watch::filter) written against the model, and a
+//! [`ResumeToken`] on every event that a later stream resumes from
+//! ([`Watch::resume_after`]); a token of another collection is refused
+//! with [`Error::Watch`]. See [`watch`] and the `change_feed` example.
+//!
+//! ## Runtime collections
+//!
+//! `Model::<T>::with_collection(&db, name)` is the same model on another
+//! collection (one per tenant), and `Model::<T>::with_options(&db,
+//! options)` gives the model's commands a write concern, read concern and
+//! read preference:
+//!
+//! ```
+//! use odm::prelude::*;
+//! use mongodb::options::{CollectionOptions, ReadPreference, SelectionCriteria, WriteConcern};
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+//! # #[odm(collection = "users")]
+//! # struct User { #[serde(rename = "_id")] id: ObjectId, email: String }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> odm::Result<()> {
+//! # let client = mongodb::Client::with_uri_str("mongodb://127.0.0.1:9/").await?;
+//! let db = client.database("app");
+//! // The same model, one collection per tenant.
+//! let tenant = Model::<User>::with_collection(&db, "tenant_42_users");
+//! assert_eq!(tenant.name(), "tenant_42_users");
+//!
+//! // Majority writes, reads from a secondary when one is up.
+//! let options = CollectionOptions::builder()
+//!     .write_concern(WriteConcern::majority())
+//!     .selection_criteria(SelectionCriteria::ReadPreference(
+//!         ReadPreference::SecondaryPreferred { options: None },
+//!     ))
+//!     .build();
+//! let users = Model::<User>::with_options(&db, options.clone());
+//! assert_eq!(users.name(), "users");
+//! assert_eq!(users.collection().write_concern(), Some(&WriteConcern::majority()));
+//! let both = Model::<User>::with_collection_options(&db, "tenant_42_users", options);
+//! # client.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Everything else is unchanged: [`sync_indexes`](Model::sync_indexes)
+//! creates the declared indexes on that collection, saves, reloads and
+//! deletes go to it (a [`Doc`] remembers the model that loaded or created
+//! it), and errors name it.
+//!
 //! ## Seeing the commands
 //!
 //! Every command odm sends is a [`tracing`](https://docs.rs/tracing) event
@@ -419,8 +504,9 @@
 //! counters), `transaction` (a transfer, rolled back), and for locks
 //! `locks_ticket` and `archived_email` (see [Locks](#locks)), `hooks`
 //! (see [Hooks](#hooks)), `typed_paths` ([field paths](#field-paths)
-//! in queries and in `optimistic_concurrency`), and `tracing` (the command
-//! log). Their code is in `examples/features/`; `tests/examples_run.rs`
+//! in queries and in `optimistic_concurrency`), `tracing` (the command
+//! log), and `change_feed` (a [change stream](#change-streams) resumed
+//! after a restart). Their code is in `examples/features/`; `tests/examples_run.rs`
 //! runs each.
 //!
 //! ## Locks
@@ -608,6 +694,7 @@ mod bson_release;
 mod bulk;
 mod checked_read;
 mod codec;
+mod collections;
 mod command_log;
 mod delete;
 mod diff;
@@ -631,6 +718,7 @@ mod query;
 mod random_values;
 mod rawde;
 mod rawser;
+mod read_options;
 mod reload;
 mod request;
 mod same_type;
@@ -643,6 +731,7 @@ pub mod typed;
 pub mod validate;
 mod version_key;
 mod versioning;
+pub mod watch;
 
 #[doc(hidden)]
 pub mod __private;
@@ -672,6 +761,7 @@ pub use reload::Reload;
 pub use save::{BoxFuture, Save};
 pub use stream::FindStream;
 pub use validate::Validate;
+pub use watch::{ChangeEvent, ChangeStream, ResumeToken, Watch};
 
 /// `#[derive(Document)]`; see the [crate documentation](crate).
 pub use odm_derive::Document;

@@ -5,6 +5,7 @@ use std::marker::PhantomData;
 
 use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::Document as BsonDocument;
+use mongodb::options::CollectionOptions;
 use mongodb::{ClientSession, Collection, Database};
 
 use crate::codec;
@@ -46,6 +47,16 @@ impl<T: Document> Model<T> {
         Model {
             docs: db.collection(name),
             raw: db.collection(name),
+            _type: PhantomData,
+        }
+    }
+
+    /// The handle to `T` on the collection `name` of `db`, with `options`
+    /// (see [`Model::with_collection`] and [`Model::with_options`]).
+    pub(crate) fn on(db: &Database, name: &str, options: CollectionOptions) -> Self {
+        Model {
+            docs: db.collection_with_options(name, options.clone()),
+            raw: db.collection_with_options(name, options),
             _type: PhantomData,
         }
     }

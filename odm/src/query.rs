@@ -5,7 +5,7 @@ use std::future::IntoFuture;
 
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Bson, Document as BsonDocument};
-use mongodb::options::{FindOneOptions, FindOptions};
+use mongodb::options::{CountOptions, FindOneOptions, FindOptions};
 use mongodb::ClientSession;
 
 use crate::command_log::Command;
@@ -40,6 +40,7 @@ impl<T: Document> Model<T> {
             model: self,
             filter: filter.into(),
             sort: None,
+            options: FindOneOptions::default(),
             session: None,
         }
     }
@@ -62,6 +63,7 @@ impl<T: Document> Model<T> {
         Count {
             model: self,
             filter: filter.into(),
+            options: CountOptions::default(),
             session: None,
         }
     }
@@ -102,6 +104,8 @@ pub struct FindOne<'a, T: Document> {
     model: &'a Model<T>,
     filter: BsonDocument,
     sort: Option<BsonDocument>,
+    /// The driver's options (`read_options.rs` sets them).
+    pub(crate) options: FindOneOptions,
     session: Option<&'a mut ClientSession>,
 }
 
@@ -126,8 +130,10 @@ impl<'a, T: Document> IntoFuture for FindOne<'a, T> {
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(async move {
-            let mut options = FindOneOptions::default();
-            options.sort = self.sort;
+            let mut options = self.options;
+            if self.sort.is_some() {
+                options.sort = self.sort;
+            }
             let log = Command::new(self.model.name(), "find").filter(&self.filter);
             let action = self
                 .model
@@ -257,6 +263,8 @@ impl<'a, T: Document> IntoFuture for Find<'a, T> {
 pub struct Count<'a, T: Document> {
     model: &'a Model<T>,
     filter: BsonDocument,
+    /// The driver's options (`read_options.rs` sets them).
+    pub(crate) options: CountOptions,
     session: Option<&'a mut ClientSession>,
 }
 
@@ -275,7 +283,11 @@ impl<'a, T: Document> IntoFuture for Count<'a, T> {
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(async move {
             let log = Command::new(self.model.name(), "count").filter(&self.filter);
-            let action = self.model.collection().count_documents(self.filter);
+            let action = self
+                .model
+                .collection()
+                .count_documents(self.filter)
+                .with_options(self.options);
             let counted = log.send(crate::session::send(action, self.session)).await;
             counted.map_err(|e| from_driver(e, self.model.name()))
         })

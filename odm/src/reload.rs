@@ -47,11 +47,14 @@ impl<'a, T: Document> IntoFuture for Reload<'a, T> {
         Box::pin(async move {
             let doc = self.doc;
             let Some(target) = doc.target() else {
-                return Err(request::not_found::<T>(mongodb::bson::Document::new()));
+                return Err(request::not_found(
+                    doc.model().name(),
+                    mongodb::bson::Document::new(),
+                ));
             };
             match doc.model().find_raw(target.clone(), self.session).await? {
                 Some(raw) => doc.replace(codec::load::<T>(raw, doc.model().name())?),
-                None => Err(request::not_found::<T>(target)),
+                None => Err(request::not_found(doc.model().name(), target)),
             }
         })
     }

@@ -104,7 +104,10 @@ async fn run<T: Document>(
 ) -> Result<()> {
     if doc.is_deleted() {
         let id = doc.id()?;
-        return Err(request::not_found::<T>(request::target(&id, doc.shard())));
+        return Err(request::not_found(
+            doc.model().name(),
+            request::target(&id, doc.shard()),
+        ));
     }
     let meta = T::__odm_meta();
     let is_new = doc.is_new();
@@ -215,13 +218,19 @@ async fn update<T: Document>(
             // Only a guard could have failed, or the document is gone:
             // tell a stale copy from a deleted document.
             if !exists(doc, target, session).await? {
-                return Err(request::not_found::<T>(filter));
+                return Err(request::not_found(doc.model().name(), filter));
             }
         }
         matched
     };
     if matched == 0 {
-        return Err(request::no_match::<T>(id, doc.version(), filter, &plan));
+        return Err(request::no_match(
+            doc.model().name(),
+            id,
+            doc.version(),
+            filter,
+            &plan,
+        ));
     }
     doc.commit(id, plan, false);
     Ok(())

@@ -49,7 +49,10 @@ pub(crate) async fn prepare<T: Document>(
 async fn ready<T: Document>(doc: &mut Doc<T>, session: Option<&mut ClientSession>) -> Result<Step> {
     if doc.is_deleted() {
         let id = doc.id()?;
-        return Err(request::not_found::<T>(request::target(&id, doc.shard())));
+        return Err(request::not_found(
+            doc.model().name(),
+            request::target(&id, doc.shard()),
+        ));
     }
     let meta = T::__odm_meta();
     let is_new = doc.is_new();

@@ -148,7 +148,13 @@ pub(crate) async fn run<T: Document>(
                         None
                     } else {
                         let version = doc.version();
-                        Some(Err(request::no_match::<T>(id, version, filter, &plan)))
+                        Some(Err(request::no_match(
+                            model.name(),
+                            id,
+                            version,
+                            filter,
+                            &plan,
+                        )))
                     }
                 }
                 Answer::Matched(_) | Answer::Inserted => {
@@ -247,8 +253,9 @@ async fn settle<T: Document>(
                         doc.commit(p.id, p.plan, false);
                         Ok(())
                     }
-                    (true, false) => Err(request::not_found::<T>(p.filter)),
-                    (_, _) => Err(request::no_match::<T>(
+                    (true, false) => Err(request::not_found(model.name(), p.filter)),
+                    (_, _) => Err(request::no_match(
+                        model.name(),
                         p.id,
                         doc.version(),
                         p.filter,

@@ -124,7 +124,8 @@ pub(crate) fn request<T: Document>(
 /// The error of an update whose `filter` matched nothing, when the
 /// document still exists (or its absence is unknown): a version error if
 /// the save checked the version or a guard, else not found.
-pub(crate) fn no_match<T: Document>(
+pub(crate) fn no_match(
+    collection: &str,
     id: Bson,
     version: Option<i64>,
     filter: BsonDocument,
@@ -140,7 +141,7 @@ pub(crate) fn no_match<T: Document>(
             modified_paths: versioning::modified_paths(&plan.changes),
         }))
     } else {
-        not_found::<T>(filter)
+        not_found(collection, filter)
     }
 }
 
@@ -151,10 +152,11 @@ pub(crate) fn only_guarded(plan: &Plan) -> bool {
     !plan.effect.any() && (crate::guard::guarded(&plan.changes, false) || !plan.rewrites.is_empty())
 }
 
-/// [`Error::NotFound`] for `filter` in `T`'s collection.
-pub(crate) fn not_found<T: Document>(filter: BsonDocument) -> Error {
+/// [`Error::NotFound`] for `filter` in `collection` (the model's, which
+/// may be a runtime one: `Model::with_collection`).
+pub(crate) fn not_found(collection: &str, filter: BsonDocument) -> Error {
     Error::NotFound(Box::new(NotFoundError {
-        collection: T::__odm_meta().collection.to_string(),
+        collection: collection.to_string(),
         filter,
     }))
 }

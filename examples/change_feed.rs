@@ -1,0 +1,32 @@
+//! A change feed of paid orders that resumes after a restart from a
+//! stored token (`model.watch()`, `resume_after`).
+//!
+//! The code, commented, is in `examples/features/change_feed.rs`;
+//! `tests/examples_run.rs` runs it too.
+//!
+//! Runs against `MONGODB_URI` when set, else (saying so) against a local
+//! SecantusDB server it installs and starts itself, showing the progress,
+//! and stops at exit.
+//!
+//!     cargo run --example change_feed
+
+// The outcome's fields are for the assertions of tests/examples_run.rs.
+#[allow(dead_code)]
+#[path = "features/change_feed.rs"]
+mod feature;
+
+#[path = "support/connect.rs"]
+mod connect;
+
+#[tokio::main]
+async fn main() -> odm::Result<()> {
+    println!("change_feed\n");
+    // A plain driver client from MONGODB_URI, as in an application (the
+    // local test server only when it is unset: examples/support/connect.rs).
+    let client = connect::client().await?;
+    let db = client.database(&format!("odm_change_feed_{}", std::process::id()));
+    let outcome = feature::run(&db).await;
+    let _ = db.drop().await;
+    client.shutdown().await;
+    outcome.map(drop)
+}
