@@ -1,8 +1,9 @@
 //! The odm demo: six races a multi-instance service meets, each run by the
 //! code people write first and by odm, with many tasks at once, counted.
 //!
-//! Runs against `MONGODB_URI` when set, else against a local SecantusDB
-//! server it installs and starts itself (and stops at exit).
+//! Runs against `MONGODB_URI` when set, else (saying so) against a local
+//! SecantusDB server it installs and starts itself, showing the progress,
+//! and stops at exit.
 //!
 //!     cargo run --example demo              # sized for a person watching
 //!     cargo run --example demo -- --quick   # a few seconds (or ODM_DEMO_QUICK=1)
@@ -16,6 +17,9 @@ use std::time::Instant;
 #[path = "demo/mod.rs"]
 mod scenarios;
 
+#[path = "support/connect.rs"]
+mod connect;
+
 use scenarios::Size;
 
 #[tokio::main]
@@ -23,7 +27,9 @@ async fn main() -> ExitCode {
     let quick = std::env::args().any(|a| a == "--quick")
         || std::env::var("ODM_DEMO_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
     let size = if quick { Size::quick() } else { Size::full() };
-    let uri = odm::testing::uri();
+    // The connection string from MONGODB_URI, as in an application (the
+    // local test server only when it is unset: examples/support/connect.rs).
+    let uri = connect::uri();
     let shown = odm::testing::redacted(&uri);
     println!(
         "odm demo against {shown}: 6 scenarios, {} rounds each{}\n",

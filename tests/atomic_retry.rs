@@ -250,13 +250,12 @@ async fn stops_on_other_errors_and_skips_no_op_writes() {
     let err = counters
         .update_with_retry("c", 3, |_: &mut Counter| {
             calls += 1;
-            Err(Error::Validation(
-                ValidationError::new("value", "no").into(),
-            ))
+            Err(Error::application("no"))
         })
         .await
         .unwrap_err();
-    assert!(matches!(err, Error::Validation(_)));
+    assert!(matches!(err, Error::Application(_)), "{err:?}");
+    assert_eq!(err.to_string(), "no");
     assert_eq!(calls, 1);
     let same = counters
         .update_with_retry("c", 3, |_: &mut Counter| Ok(()))

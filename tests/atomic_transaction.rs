@@ -21,8 +21,20 @@ struct Account {
     balance: i64,
 }
 
+/// The transfer's business rule, an error of the application's own.
+#[derive(Debug, PartialEq)]
+struct TooLow(i64);
+
+impl std::fmt::Display for TooLow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "balance too low")
+    }
+}
+
+impl std::error::Error for TooLow {}
+
 fn too_low() -> Error {
-    Error::Validation(ValidationError::new("balance", "too low").into())
+    Error::application(TooLow(0))
 }
 
 async fn open(accounts: &Model<Account>, id: &str, balance: i64) -> Doc<Account> {
@@ -105,7 +117,14 @@ async fn an_error_aborts_both_and_restores_the_docs() {
     let err = transfer(&t.client, &mut a, &mut b, 130, &attempts)
         .await
         .unwrap_err();
-    assert!(matches!(err, Error::Validation(_)), "{err:?}");
+    // The application's own error, as it was returned, and not retried.
+    assert_eq!(
+        err.application_error::<TooLow>(),
+        Some(&TooLow(0)),
+        "{err:?}"
+    );
+    assert_eq!(err.to_string(), "balance too low");
+    assert!(!err.is_transient());
     assert_eq!(attempts.load(Ordering::SeqCst), 1);
     assert_eq!(stored(&accounts, "a").await, (100, 0));
     assert_eq!(stored(&accounts, "b").await, (0, 0));

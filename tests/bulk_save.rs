@@ -154,7 +154,7 @@ async fn a_thousand_docs_with_120_bad_ones() {
             }
             (false, 2, Err(Error::Validation(e))) => {
                 invalid += 1;
-                assert_eq!(e.errors()[0].path, "score", "{e}");
+                assert_eq!(e.errors()[0].path(), "score", "{e}");
             }
             (false, _, Ok(())) => {
                 ok += 1;

@@ -4,6 +4,8 @@
 //! reaches the driver's error, and every message reads as a sentence.
 //! Plus: a value that does not serialize never panics a public method.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::error::Error as _;
 
@@ -60,7 +62,11 @@ fn driver_source<'a>(e: &'a (dyn std::error::Error + 'static)) -> &'a mongodb::e
     panic!("no driver error in the source chain of {e}")
 }
 
-const TAKEN: &str =
+/// The text of a duplicate `a@b.c`: its value hidden, as by default.
+const TAKEN: &str = "duplicate key in collection \"users\" on index \"email_1\": { email: ? }";
+
+/// The same, with values shown.
+const TAKEN_SHOWN: &str =
     "duplicate key in collection \"users\" on index \"email_1\": { email: \"a@b.c\" }";
 
 #[tokio::test]
@@ -83,6 +89,7 @@ async fn a_raw_driver_duplicate_is_the_same_error_as_odms() {
         assert_eq!(e.index.as_deref(), Some("email_1"));
         assert_eq!(e.key.as_deref(), Some("{ email: \"a@b.c\" }"));
         assert_eq!(e.to_string(), TAKEN);
+        assert_eq!(common::with_values(|| e.to_string()), TAKEN_SHOWN);
         // The source is the driver's error, code 11000.
         let driver = driver_source(e);
         assert!(
@@ -239,12 +246,12 @@ async fn deserialize_errors_name_the_document_and_the_field() {
     let cases = [
         (
             doc! { "email": 5 },
-            "field \"email\": invalid type: integer `5`, expected a string",
+            "field \"email\": invalid type: integer ?, expected a string",
         ),
         (doc! {}, "field \"email\": missing field `email`"),
         (
             doc! { "email": "b", "kind": "Owner" },
-            "field \"kind\": unknown variant `Owner`, expected `Member` or `Admin`",
+            "field \"kind\": unknown variant ?, expected `Member` or `Admin`",
         ),
         (
             doc! { "email": "c", "kind": { "Admin": 1 } },
@@ -340,7 +347,7 @@ async fn a_value_that_does_not_serialize_is_an_error_never_a_panic() {
     let breakers: [(Breaker, &str); 3] = [
         (
             |c| c.hits = u64::MAX,
-            "the unsigned integer 18446744073709551615 is larger than BSON's largest integer \
+            "the unsigned integer ? is larger than BSON's largest integer \
              (9223372036854775807)",
         ),
         (
@@ -396,4 +403,35 @@ async fn a_value_that_does_not_serialize_is_an_error_never_a_panic() {
     assert!(fresh.is_new());
     assert_eq!(counters.count(doc! {}).await.unwrap(), 1);
     t.finish().await;
+}
+
+/// `labels()` and `is_transient()` read the server's labels through odm's
+/// error: a write refused with a label the server attached (as a failover
+/// or a write conflict does) is transient; a duplicate key is not.
+#[tokio::test]
+async fn labels_reach_the_user_without_downcasting() {
+    let Some(m) = common::Monitored::with_fail_points("labels").await else {
+        return;
+    };
+    let users = User::model(m.db());
+    users.sync_indexes().await.unwrap();
+    let fp = m
+        .fail_with(
+            &["insert"],
+            1,
+            doc! { "errorCode": 112, "errorLabels": ["TransientTransactionError"] },
+        )
+        .await;
+    let e = users.create(user("t@b.c")).await.unwrap_err();
+    fp.off().await;
+    assert!(matches!(e, Error::Driver(_)), "{e:?}");
+    assert_eq!(e.labels(), ["TransientTransactionError"]);
+    assert!(e.has_label("TransientTransactionError"));
+    assert!(e.is_transient());
+
+    users.create(user("a@b.c")).await.unwrap();
+    let e = users.create(user("a@b.c")).await.unwrap_err();
+    assert!(matches!(e, Error::DuplicateKey(_)), "{e:?}");
+    assert!(!e.is_transient(), "{:?}", e.labels());
+    m.finish().await;
 }

@@ -77,6 +77,21 @@ fn with_version(mut filter: BsonDocument, v: i32) -> BsonDocument {
     filter
 }
 
+/// A server that refuses fail points fails the fault tests, unless
+/// `ODM_TEST_NO_FAIL_POINTS` opts out: only then do they skip (and say so).
+#[test]
+fn refused_fail_points_fail_unless_opted_out() {
+    use common::faults::refusal_verdict;
+    let why = "error 59 (CommandNotFound): no such command";
+    for unset in [None, Some(""), Some("0")] {
+        let failed = refusal_verdict("insert", why, unset.map(Into::into)).unwrap_err();
+        assert!(failed.contains("ODM_TEST_NO_FAIL_POINTS=1"), "{failed}");
+        assert!(failed.contains(why), "{failed}");
+    }
+    let skipped = refusal_verdict("insert", why, Some("1".into())).unwrap();
+    assert!(skipped.starts_with("SKIPPED insert: "), "{skipped}");
+}
+
 #[tokio::test]
 async fn insert_under_each_fault() {
     let Some(m) = Monitored::with_fail_points("insert").await else {

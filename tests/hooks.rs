@@ -224,7 +224,7 @@ async fn validation_runs_on_what_before_save_left() {
     let Error::Validation(v) = &e else {
         panic!("{e:?}")
     };
-    assert_eq!(v.errors()[0].path, "email", "{v}");
+    assert_eq!(v.errors()[0].path(), "email", "{v}");
     assert_eq!(
         m.monitor.writes().len(),
         sent,

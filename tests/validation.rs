@@ -142,7 +142,14 @@ fn failures(result: odm::Result<()>) -> Vec<(String, String)> {
         Err(Error::Validation(e)) => e
             .errors()
             .iter()
-            .map(|e| (e.path.clone(), e.message.clone()))
+            .map(|e| {
+                // The refused value, as the text shows it when values are on.
+                let value = e.value().map(|v| format!(" (is {v})"));
+                (
+                    e.path().to_string(),
+                    format!("{}{}", e.message(), value.unwrap_or_default()),
+                )
+            })
             .collect(),
         other => panic!("expected a validation error, got {other:?}"),
     }
@@ -295,7 +302,10 @@ async fn custom_field_and_container_validators_run() {
     a.address.as_mut().unwrap().zip = "1234".into();
     let e = a.validate().unwrap_err();
     assert_eq!(e.paths(), ["address.zipCode"]);
-    assert_eq!(e.errors()[0].message, "`1234` is not a five-digit zip code");
+    assert_eq!(
+        e.errors()[0].message(),
+        "`1234` is not a five-digit zip code"
+    );
     assert!(valid(1).validate().is_ok());
     t.finish().await;
 }
@@ -349,8 +359,22 @@ async fn every_failure_is_reported_together() {
             "must be at least 1 character long (is 0)",
         ),
     ];
+    // The refused values are hidden unless values are shown.
     assert_eq!(
         err.to_string(),
+        "validation failed: age: must be at least 18 (is ?); \
+         userName: must be at most 12 characters long (is 15); \
+         status: must be one of \"PENDING\", \"APPROVED\", \"BANNED\" (is ?); \
+         avatar: is required; \
+         address.city: must be at least 1 character long (is 0); \
+         address.zipCode: `x` is not a five-digit zip code; \
+         comments.1.text: must be at least 1 character long (is 0); \
+         comments.3.text: must be at most 20 characters long (is 28); \
+         comments.3.author: required on a liked comment; \
+         pinned.top.text: must be at least 1 character long (is 0)"
+    );
+    assert_eq!(
+        common::with_values(|| err.to_string()),
         "validation failed: age: must be at least 18 (is 12); \
          userName: must be at most 12 characters long (is 15); \
          status: must be one of \"PENDING\", \"APPROVED\", \"BANNED\" (is \"GONE\"); \

@@ -19,6 +19,21 @@ pub struct Account {
     pub balance: i64,
 }
 
+/// The business rule the transfer enforces: an error of the application's
+/// own, carried through the transaction by [`Error::application`].
+#[derive(Debug)]
+pub struct Overdraft {
+    pub account: String,
+}
+
+impl std::fmt::Display for Overdraft {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "account {} would go negative", self.account)
+    }
+}
+
+impl std::error::Error for Overdraft {}
+
 /// What happened, for the caller to check.
 #[derive(Debug)]
 pub struct Outcome {
@@ -45,8 +60,8 @@ async fn transfer(
             to.balance += amount;
             to.save().session(s).await?;
             if from.balance < 0 {
-                let e = ValidationError::new("balance", "would go negative");
-                return Err(Error::Validation(e.into()));
+                let account = from.id.clone();
+                return Err(Error::application(Overdraft { account }));
             }
             Ok(())
         })
@@ -76,8 +91,10 @@ pub async fn run(db: &mongodb::Database) -> odm::Result<Outcome> {
     println!("alice sends bob 30: committed, (balance, version) {after_commit:?}");
 
     match transfer(db.client(), &mut alice, &mut bob, 500).await {
-        Err(Error::Validation(e)) => println!("alice sends bob 500: aborted ({e})"),
-        other => panic!("expected Error::Validation, got {other:?}"),
+        Err(e) if e.application_error::<Overdraft>().is_some() => {
+            println!("alice sends bob 500: aborted ({e})")
+        }
+        other => panic!("expected an Overdraft, got {other:?}"),
     }
     let after_abort = (state(&alice), state(&bob));
     let pending_after_abort = alice.changes().is_some() || bob.changes().is_some();

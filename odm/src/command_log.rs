@@ -10,7 +10,9 @@
 //!   `code` (0 when it gave none), and on success the `result` in brief
 //!   (`matched 1, modified 1`, `deleted 0`, `found`, `none`, a count).
 //! - At `TRACE`, a second event adds the values: the filter, the update
-//!   (or the inserted document) and the error's full text.
+//!   (or the inserted document) and the error's full text. This level is
+//!   the one switch for values: under it, the texts of odm's errors show
+//!   their values too ([`crate::values_shown`]).
 //!
 //! A `find` is logged when its first batch arrived; the cursor's further
 //! batches (`getMore`) are the driver's and are not logged. An
@@ -31,8 +33,9 @@ use mongodb::bson::{Bson, Document};
 use mongodb::error::{ErrorKind, WriteFailure};
 use tracing::Level;
 
-/// The target of the events.
-pub(crate) const TARGET: &str = "odm::command";
+/// The target of the events; its `TRACE` level is also the switch of the
+/// values in odm's error texts (see [`crate::values_shown`]).
+pub(crate) const TARGET: &str = crate::error::VALUES_TARGET;
 
 /// A document of a command, as given to the driver.
 #[derive(Clone, Copy)]
@@ -273,29 +276,7 @@ fn code(e: &mongodb::error::Error) -> Option<i32> {
 /// `{ a: ?, $set: { b: ? } }`: the keys, each value a `?` unless it is a
 /// document or an array of documents.
 fn shape_of_doc(d: &Document, out: &mut String) {
-    out.push('{');
-    for (i, (key, value)) in d.iter().enumerate() {
-        out.push_str(if i == 0 { " " } else { ", " });
-        out.push_str(key);
-        out.push_str(": ");
-        shape_of_value(value, out);
-    }
-    out.push_str(if d.is_empty() { "}" } else { " }" });
-}
-
-fn shape_of_value(value: &Bson, out: &mut String) {
-    match value {
-        Bson::Document(d) => shape_of_doc(d, out),
-        Bson::Array(items) if items.iter().any(|v| matches!(v, Bson::Document(_))) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                out.push_str(if i == 0 { " " } else { ", " });
-                shape_of_value(item, out);
-            }
-            out.push_str(" ]");
-        }
-        _ => out.push('?'),
-    }
+    crate::error::shape_of_doc(d, false, out);
 }
 
 /// [`shape_of_doc`] of a raw document (an inserted one: top-level keys).
@@ -307,7 +288,7 @@ fn shape_of_raw(d: &RawDocument, out: &mut String) {
         empty = false;
         match element {
             Ok((key, value)) => {
-                out.push_str(key);
+                out.push_str(crate::bson_release::key_str(key));
                 out.push_str(": ");
                 match value {
                     RawBsonRef::Document(inner) => shape_of_raw(inner, out),

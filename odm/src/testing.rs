@@ -6,7 +6,8 @@
 //! environment (under `.secantus/` in the workspace, or `$ODM_SECANTUS_HOME`),
 //! starts one server per process on a free loopback port with in-memory
 //! storage, and stops it by its PID when the process exits. The server also
-//! exits by itself if this process dies without stopping it.
+//! exits by itself if this process dies without stopping it. Installing
+//! and starting print their progress on stderr (`odm::testing: ...`).
 //!
 //! Enabled by the `testing` feature.
 
@@ -149,7 +150,14 @@ pub fn install() -> Result<PathBuf, String> {
     if marker.exists() {
         return Ok(python);
     }
+    let started = Instant::now();
+    eprintln!(
+        "odm::testing: installing the local test server ({SECANTUS_PACKAGE}) with pip into {} \
+         (once; this can take a minute)...",
+        venv.display()
+    );
     run(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
+    eprintln!("odm::testing: virtual environment created, installing {SECANTUS_PACKAGE}...");
     run(Command::new(&python)
         .args([
             "-m",
@@ -160,6 +168,10 @@ pub fn install() -> Result<PathBuf, String> {
         ])
         .arg(SECANTUS_PACKAGE))?;
     std::fs::write(&marker, SECANTUS_PACKAGE).map_err(|e| e.to_string())?;
+    eprintln!(
+        "odm::testing: installed in {:.1}s",
+        started.elapsed().as_secs_f64()
+    );
     Ok(python)
 }
 
@@ -225,12 +237,18 @@ fn start_local() -> Result<String, String> {
     let mut last = String::new();
     for _ in 0..3 {
         let port = free_port()?;
+        let started = Instant::now();
+        eprintln!("odm::testing: starting the local test server on 127.0.0.1:{port}...");
         match spawn(
             &python,
             port,
             &["--storage-path", ":memory:", "--enable-test-commands"],
         ) {
             Ok(child) => {
+                eprintln!(
+                    "odm::testing: the local test server is up ({:.1}s); it stops when this process exits",
+                    started.elapsed().as_secs_f64()
+                );
                 SERVER_PID.store(child.id() as i32, Ordering::SeqCst);
                 // SAFETY: registering a plain extern "C" function is sound.
                 unsafe { libc::atexit(stop_at_exit) };

@@ -97,13 +97,16 @@
 //!     errors.paths(),
 //!     ["title", "state", "viewCount", "comments.1.author", "comments.1.text", "pinned"]
 //! );
+//! // The refused values are kept apart from the texts, which show them
+//! // only when values are shown (`odm::values_shown`, off by default).
 //! assert_eq!(
 //!     errors.to_string(),
 //!     "validation failed: title: must be at least 1 character long (is 0); \
-//!      state: must be one of \"draft\", \"public\" (is \"secret\"); \
-//!      viewCount: must be at least 0 (is -1); comments.1.author: is required; \
+//!      state: must be one of \"draft\", \"public\" (is ?); \
+//!      viewCount: must be at least 0 (is ?); comments.1.author: is required; \
 //!      comments.1.text: must not be all capitals; pinned: only a public post can be pinned"
 //! );
+//! assert_eq!(errors.errors()[1].value(), Some("\"secret\""));
 //! ```
 //!
 //! ## Embedded sub-documents
@@ -196,6 +199,18 @@ impl<'a> Path<'a> {
     /// Records a failure at this path.
     pub fn fail(&self, errors: &mut ValidationErrors, message: impl Into<String>) {
         errors.push(ValidationError::new(self.to_string(), message));
+    }
+
+    /// Records a failure at this path that names the refused `value`
+    /// (shown in the error's text only when values are shown, see
+    /// [`values_shown`](crate::values_shown)).
+    pub fn fail_with(
+        &self,
+        errors: &mut ValidationErrors,
+        message: impl Into<String>,
+        value: impl fmt::Display,
+    ) {
+        errors.push(ValidationError::new(self.to_string(), message).with_value(value));
     }
 }
 

@@ -108,13 +108,41 @@ impl Drop for FailPoint {
     }
 }
 
+/// The environment variable that says the server under test has no fail
+/// points (`ODM_TEST_NO_FAIL_POINTS=1`): only then does a fault test skip
+/// when `configureFailPoint` is refused.
+pub const NO_FAIL_POINTS: &str = "ODM_TEST_NO_FAIL_POINTS";
+
+/// What a fault test does when the server refused `configureFailPoint`
+/// with `why`: `Ok(line to print)` when `opt_out` (the value of
+/// [`NO_FAIL_POINTS`]) is set to anything but `""` or `0`, else `Err(the
+/// failure's text)`. A skipped test never passes silently.
+pub fn refusal_verdict(
+    label: &str,
+    why: &str,
+    opt_out: Option<std::ffi::OsString>,
+) -> Result<String, String> {
+    let opted_out = opt_out.is_some_and(|v| !v.is_empty() && v != "0");
+    if opted_out {
+        Ok(format!(
+            "SKIPPED {label}: the server refuses configureFailPoint ({why}) and {NO_FAIL_POINTS} says so"
+        ))
+    } else {
+        Err(format!(
+            "{label}: the server refuses configureFailPoint ({why}); fault tests need a server with fail points (MongoDB started with --setParameter enableTestCommands=1, or the local test server). To skip them on a server without, set {NO_FAIL_POINTS}=1"
+        ))
+    }
+}
+
 fn off() -> Document {
     doc! { "configureFailPoint": "failCommand", "mode": "off" }
 }
 
 impl Monitored {
-    /// A monitored client, or `None` (printing why) when the server under
-    /// test refuses `configureFailPoint`: the caller skips its test.
+    /// A monitored client. When the server under test refuses
+    /// `configureFailPoint` the test fails, unless [`NO_FAIL_POINTS`] opts
+    /// out: then this prints `SKIPPED` and returns `None` (the caller skips
+    /// its test).
     pub async fn with_fail_points(label: &str) -> Option<Monitored> {
         Self::with_fail_points_and(label, |_| {}).await
     }
@@ -155,9 +183,15 @@ impl Monitored {
         match SUPPORTED.get().unwrap() {
             Ok(()) => Some(m),
             Err(why) => {
-                println!("SKIPPED {label}: the server refuses configureFailPoint: {why}");
+                let verdict = refusal_verdict(label, why, std::env::var_os(NO_FAIL_POINTS));
                 m.finish().await;
-                None
+                match verdict {
+                    Ok(skipped) => {
+                        println!("{skipped}");
+                        None
+                    }
+                    Err(failed) => panic!("{failed}"),
+                }
             }
         }
     }

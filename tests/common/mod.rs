@@ -5,11 +5,12 @@ pub mod faults;
 mod guard;
 pub mod monitor;
 pub mod race;
+pub mod values;
 
 #[allow(unused_imports)] // each test binary uses a different subset
 pub use faults::{FailPoint, Fault};
 #[allow(unused_imports)]
-pub use guard::{guarded, with_parents};
+pub use guard::{guarded, rewriting, with_parents};
 #[allow(unused_imports)]
 pub use monitor::{Monitor, Monitored};
 use odm::bson::Document as BsonDocument;
@@ -17,6 +18,8 @@ use odm::prelude::*;
 #[allow(unused_imports)]
 pub use race::Race;
 use serde::{Deserialize, Serialize};
+#[allow(unused_imports)]
+pub use values::with_values;
 
 /// A blog post in default (array versioning) mode.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]

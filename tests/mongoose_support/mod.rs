@@ -7,7 +7,7 @@
 mod guard;
 
 #[allow(unused_imports)] // each test binary uses a different subset
-pub use guard::{guarded, with_parents};
+pub use guard::{guarded, rewriting, with_parents};
 use odm::bson::{doc, oid::ObjectId, Document as BsonDoc};
 use odm::{Document, Error, Model};
 use serde::{Deserialize, Serialize};
@@ -68,8 +68,8 @@ pub fn expect_not_found(r: odm::Result<()>, id: ObjectId, collection: &str) {
         Err(Error::NotFound(e)) => assert_eq!(
             e.to_string(),
             format!(
-                "No document found for query \"{}\" on collection \"{collection}\"",
-                doc! { "_id": id }
+                "No document found for query \"{{ _id: {} }}\" on collection \"{collection}\"",
+                odm::bson::Bson::ObjectId(id)
             )
         ),
         other => panic!("expected Error::NotFound, got {other:?}"),

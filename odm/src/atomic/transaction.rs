@@ -36,7 +36,8 @@ pub struct Transaction<'a, C, R, F> {
 }
 
 /// Runs `callback` in a transaction and commits it; on an error from the
-/// callback the transaction is aborted and the error returned.
+/// callback the transaction is aborted and the error returned (a business
+/// rule of the callback's returns [`Error::application`]).
 ///
 /// Retries as the MongoDB drivers' `withTransaction` does, for up to 120
 /// seconds: an error labelled `TransientTransactionError` (a write conflict
@@ -73,7 +74,8 @@ pub struct Transaction<'a, C, R, F> {
 /// odm::transaction(&client, (&mut a, &mut b), |s, (a, b)| {
 ///     Box::pin(async move {
 ///         if a.balance < 10 {
-///             return Err(Error::Validation(ValidationError::new("balance", "too low").into()));
+///             // A business rule: aborts, returned as it is, never retried.
+///             return Err(Error::application("insufficient funds"));
 ///         }
 ///         a.balance -= 10;
 ///         a.save().session(s).await?;
@@ -210,8 +212,7 @@ where
 
 /// A transient transaction error: the whole transaction may be run again.
 fn is_transient(e: &Error) -> bool {
-    e.driver()
-        .is_some_and(|d| d.contains_label(TRANSIENT_TRANSACTION_ERROR))
+    e.has_label(TRANSIENT_TRANSACTION_ERROR)
 }
 
 /// The server's MaxTimeMSExpired (code 50): retrying the commit cannot help.

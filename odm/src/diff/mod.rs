@@ -6,13 +6,14 @@
 
 mod array;
 mod eq;
+mod lockstep;
 mod missing;
 mod scan;
 
 use mongodb::bson::raw::RawDocument;
 use mongodb::bson::Bson;
 
-pub(crate) use missing::{fill_missing, missing_paths, settle_missing, Missing};
+pub(crate) use missing::{fill_missing, lookup, missing_paths, settle_missing, Missing};
 use scan::{elements, Elem, Keys};
 
 use crate::error::Error;
@@ -83,9 +84,11 @@ impl Change {
 }
 
 pub(crate) fn raw_error(e: impl std::fmt::Display) -> Error {
-    Error::from(<mongodb::bson::ser::Error as serde::ser::Error>::custom(
-        format_args!("malformed BSON: {e}"),
-    ))
+    Error::from(
+        <crate::bson_release::SerError as serde::ser::Error>::custom(format_args!(
+            "malformed BSON: {e}"
+        )),
+    )
 }
 
 fn join(prefix: &str, key: &str) -> String {
@@ -129,6 +132,9 @@ pub(crate) fn diff_document(
     positional: bool,
     out: &mut Vec<Change>,
 ) -> Result<(), Error> {
+    if lockstep::diff_in_step(old, new, prefix, positional, out)? {
+        return Ok(());
+    }
     // Each document is walked once; lookups then compare keys only. A key
     // resolves to its first occurrence, as `RawDocument::get` does.
     let before = elements(old)?;
@@ -190,7 +196,7 @@ fn whole(
 ) -> Result<(), Error> {
     if prefix.is_empty() {
         return Err(Error::from(
-            <mongodb::bson::ser::Error as serde::ser::Error>::custom(format_args!(
+            <crate::bson_release::SerError as serde::ser::Error>::custom(format_args!(
                 "the top-level key {:?} cannot be saved by an update: a key that \
                  contains '.', starts with '$' or is empty is not a field path; \
                  keep such keys inside a map field, which is then saved whole",
@@ -257,3 +263,6 @@ mod rules_tests;
 
 #[cfg(test)]
 mod missing_tests;
+
+#[cfg(test)]
+mod scan_tests;

@@ -104,13 +104,15 @@ pub(crate) fn describe(e: &mongodb::error::Error, f: &mut fmt::Formatter<'_>) ->
     }
 }
 
-/// `message (code 121, DocumentValidationFailure)`.
+/// `message (code 121, DocumentValidationFailure)`, the values the
+/// message quotes (a duplicated key) masked unless values are shown.
 fn server_message(
     f: &mut fmt::Formatter<'_>,
     message: &str,
     code: i32,
     name: Option<&str>,
 ) -> fmt::Result {
+    let message = super::values::server_message(message, super::values::values_shown());
     write!(f, "{message} (code {code}")?;
     match name {
         Some(name) if !name.is_empty() => write!(f, ", {name})"),
@@ -172,27 +174,5 @@ impl fmt::Debug for Cause {
             Some(e) => write!(f, "Cause({})", Described(e)),
             None => f.write_str("None"),
         }
-    }
-}
-
-/// bson's serialization error, said as one sentence.
-pub(crate) fn serialize_text(
-    e: &mongodb::bson::ser::Error,
-    f: &mut fmt::Formatter<'_>,
-) -> fmt::Result {
-    use mongodb::bson::ser::Error as Ser;
-    match e {
-        Ser::UnsignedIntegerExceededRange(n) => write!(
-            f,
-            "the unsigned integer {n} is larger than BSON's largest integer ({})",
-            i64::MAX
-        ),
-        Ser::InvalidDocumentKey(key) => write!(
-            f,
-            "a map key must serialize as a string, not as {:?}",
-            key.element_type()
-        ),
-        Ser::InvalidCString(key) => write!(f, "the key {key:?} holds a null byte"),
-        other => fmt::Display::fmt(other, f),
     }
 }

@@ -187,8 +187,11 @@ impl fmt::Display for IndexError {
             ),
             IndexErrorKind::Refused { code, message } => write!(
                 f,
-                "the server refused to create index \"{}\" {} on collection \"{}\" (code {code}): {message}",
-                self.index, self.declared, self.collection
+                "the server refused to create index \"{}\" {} on collection \"{}\" (code {code}): {}",
+                self.index,
+                self.declared,
+                self.collection,
+                crate::error::masked_server_message(message, crate::values_shown())
             ),
             IndexErrorKind::ServerTooOld {
                 required,

@@ -260,7 +260,7 @@ impl<T: Text + ?Sized> Text for Arc<T> {
 pub fn min<V: Numeric + ?Sized>(value: &V, bound: Num, at: &Path, errors: &mut ValidationErrors) {
     if let Some(n) = value.number() {
         if !matches!(n.compare(bound), Some(Ordering::Greater | Ordering::Equal)) {
-            at.fail(errors, format!("must be at least {bound} (is {n})"));
+            at.fail_with(errors, format!("must be at least {bound}"), n);
         }
     }
 }
@@ -269,7 +269,7 @@ pub fn min<V: Numeric + ?Sized>(value: &V, bound: Num, at: &Path, errors: &mut V
 pub fn max<V: Numeric + ?Sized>(value: &V, bound: Num, at: &Path, errors: &mut ValidationErrors) {
     if let Some(n) = value.number() {
         if !matches!(n.compare(bound), Some(Ordering::Less | Ordering::Equal)) {
-            at.fail(errors, format!("must be at most {bound} (is {n})"));
+            at.fail_with(errors, format!("must be at most {bound}"), n);
         }
     }
 }
@@ -322,10 +322,8 @@ pub fn one_of<V: Text + ?Sized>(
     if let Some(text) = value.text() {
         if !choices.contains(&text) {
             let list: Vec<String> = choices.iter().map(|c| format!("{c:?}")).collect();
-            at.fail(
-                errors,
-                format!("must be one of {} (is {text:?})", list.join(", ")),
-            );
+            let text = format!("{text:?}");
+            at.fail_with(errors, format!("must be one of {}", list.join(", ")), text);
         }
     }
 }
@@ -354,7 +352,7 @@ where
     F: FnOnce(&V) -> Result<(), ValidationError>,
 {
     if let Err(e) = check(value) {
-        errors.push(ValidationError::new(at.join(&e.path), e.message));
+        errors.push(e.under(|path| at.join(path)));
     }
 }
 

@@ -8,7 +8,14 @@ fn run(f: impl FnOnce(&Path, &mut ValidationErrors)) -> Vec<(String, String)> {
     errors
         .errors()
         .iter()
-        .map(|e| (e.path.clone(), e.message.clone()))
+        .map(|e| {
+            // The message, and the refused value as a shown text names it.
+            let value = e.value().map(|v| format!(" (is {v})"));
+            (
+                e.path().to_string(),
+                format!("{}{}", e.message(), value.unwrap_or_default()),
+            )
+        })
         .collect()
 }
 
