@@ -13,6 +13,7 @@
 //! `ODM_BENCH_QUICK=1`: one round of 4 ops per side (1 for L), with every
 //! assertion, in a few seconds (what CI runs); the ratios then mean little.
 
+mod bulk;
 mod common;
 
 use std::time::{Duration, Instant};
@@ -189,7 +190,7 @@ async fn main() {
         .filter(|a| !a.starts_with('-'))
         .collect();
     if shapes.is_empty() {
-        shapes = vec!["S".into(), "M".into(), "L".into()];
+        shapes = vec!["S".into(), "M".into(), "L".into(), "BULK".into()];
     }
 
     let t = TestDb::new().await;
@@ -197,6 +198,11 @@ async fn main() {
     let mut worst: f64 = 0.0;
     let started = Instant::now();
     for shape in &shapes {
+        if shape == "BULK" {
+            // Many Docs at once: its own rows (benches/bulk).
+            bulk::run(&t.db, quick).await;
+            continue;
+        }
         let o = match shape.as_str() {
             "S" => {
                 let (a, b) = (stored(&small(&mut rng)), stored(&small(&mut rng)));

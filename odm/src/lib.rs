@@ -303,6 +303,63 @@
 //! assert_eq!(users.collection().write_concern(), Some(&WriteConcern::majority()));
 //! let both = Model::<User>::with_collection_options(&db, "tenant_42_users", options);
 //! # client.shutdown().await;
+//! ## Many documents
+//!
+//! [`Model::bulk_save`] saves many tracked `Doc`s (new and loaded, in any
+//! mix) in one bulk write instead of one round trip each, with the
+//! guarantees of `save()`: each `Doc` is planned, validated, hooked,
+//! timestamped and versioned exactly as its own `save()` would be, and
+//! gets its own outcome, in order: `Ok`, [`Error::Version`] (a stale
+//! copy), [`Error::NotFound`], [`Error::DuplicateKey`] naming the index,
+//! [`Error::Validation`] (nothing of that `Doc` sent). A `Doc` whose write
+//! landed is committed (snapshot and version); any other keeps its
+//! changes. Which statements matched is read from the server's answer per
+//! statement, never guessed; where it cannot tell (a `Doc` with nothing to
+//! write, a guarded array change that matched nothing) one more read of
+//! those ids settles it. [`Model::insert_many`] inserts values the same
+//! way (ids generated before sending), one outcome per value.
+//!
+//! The outer `Result` fails only when no `Doc` can be told an outcome of
+//! its own: a batch refused before sending ([`Error::Batch`]: the same
+//! `_id` twice, a `Doc` of another collection), or a bulk write whose
+//! outcome is unknown for all of it. A write whose outcome is unknown (a
+//! lost connection, a write concern error) leaves its `Doc`s in doubt as
+//! after `save()`: their next save checks the version, so nothing lands
+//! twice. An empty batch sends nothing; a large one is split at the
+//! server's limits. `before_save` hooks all run before the batch is sent,
+//! `after_save` after it, for the `Doc`s that landed. The rules are in
+//! [`rules`]; the `bulk_save` and `insert_many` examples run them.
+//!
+//! ```
+//! # use odm::prelude::*;
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+//! # #[odm(collection = "sessions", optimistic_concurrency)]
+//! # pub struct Session {
+//! #     #[serde(rename = "_id")]
+//! #     pub id: ObjectId,
+//! #     pub open: bool,
+//! # }
+//! # async fn run(db: mongodb::Database) -> odm::Result<()> {
+//! let sessions = Session::model(&db);
+//! let created = sessions
+//!     .insert_many((0..3).map(|_| Session { id: ObjectId::new(), open: true }))
+//!     .await?;
+//! assert!(created.iter().all(Result::is_ok));
+//!
+//! let mut expired = sessions.find(doc! { "open": true }).await?;
+//! for session in expired.iter_mut() {
+//!     session.open = false;
+//! }
+//! let outcomes = sessions.bulk_save(&mut expired).await?;
+//! for (session, outcome) in expired.iter().zip(outcomes) {
+//!     match outcome {
+//!         Ok(()) => {}
+//!         // Changed meanwhile: not written, the Doc keeps its change.
+//!         Err(Error::Version(_)) => println!("{} is stale", session.id),
+//!         Err(e) => return Err(e),
+//!     }
+//! }
 //! # Ok(())
 //! # }
 //! ```

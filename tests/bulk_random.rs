@@ -1,0 +1,183 @@
+//! Random histories mixing `bulk_save` and single `save()`s of the same
+//! documents (the API's `User`, under optimistic_concurrency, so every
+//! stale save is refused), with stale copies interleaved: after every step, every `Doc`
+//! whose save (bulk or single) was `Ok` is stored exactly as it is in
+//! memory, with its version, and nothing is pending; every failure is
+//! `Error::Version` (a stale copy), after which the copy reloads.
+//!
+//! `ODM_RANDOM_SEED` repeats a run (default: a fixed seed under `CI`, else
+//! new each run; a failure prints it); `ODM_BULK_HISTORIES` sets the count
+//! (default 3).
+
+mod common;
+
+use common::{user, User};
+use mongodb::bson::Document as BsonDocument;
+use odm::prelude::*;
+use odm::testing::TestDb;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// One random change: a scalar, an optional field, an array push, pop or
+/// in-place edit.
+fn mutate(u: &mut User, rng: &mut Rng) {
+    match rng.below(6) {
+        0 => u.email = format!("u{}@example.com", rng.below(1000)),
+        1 => u.status = ["NEW", "ACTIVE", "BANNED"][rng.below(3)].into(),
+        2 => {
+            u.avatar = match u.avatar {
+                Some(_) => None,
+                None => Some(format!("https://a/{}", rng.below(100))),
+            }
+        }
+        3 => u.tags.push(format!("t{}", rng.below(100))),
+        4 if !u.tags.is_empty() => {
+            u.tags.pop();
+        }
+        _ if !u.tags.is_empty() => {
+            let i = rng.below(u.tags.len());
+            u.tags[i] = format!("e{}", rng.below(100));
+        }
+        _ => u.tags.push("first".into()),
+    }
+}
+
+fn expected(doc: &Doc<User>) -> BsonDocument {
+    let mut d = mongodb::bson::to_document(&**doc).unwrap();
+    d.insert("__v", doc.version().unwrap() as i32);
+    d
+}
+
+fn seed() -> u64 {
+    if let Ok(s) = std::env::var("ODM_RANDOM_SEED") {
+        let s = s.trim();
+        return match s.strip_prefix("0x") {
+            Some(hex) => u64::from_str_radix(hex, 16).unwrap(),
+            None => s.parse().unwrap(),
+        };
+    }
+    if std::env::var_os("CI").is_some() {
+        return 0xB01C_5A7E;
+    }
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+}
+
+/// Asserts stored == memory for each committed `Doc`, then reloads the
+/// ones that failed.
+async fn judge(
+    users: &Model<User>,
+    docs: &mut [Doc<User>],
+    outcomes: Vec<odm::Result<()>>,
+    seed: u64,
+    step: usize,
+) -> (usize, usize) {
+    let (mut ok, mut stale) = (0, 0);
+    for (doc, outcome) in docs.iter_mut().zip(outcomes) {
+        match outcome {
+            Ok(()) => {
+                ok += 1;
+                assert_eq!(doc.changes(), None, "seed {seed:#x} step {step}: committed");
+                let stored = common::stored(users, doc.id).await;
+                assert_eq!(
+                    stored,
+                    expected(doc),
+                    "seed {seed:#x} step {step}: stored == memory"
+                );
+            }
+            Err(Error::Version(_)) => {
+                stale += 1;
+                // A Doc with nothing to write fails too when its version moved on.
+                doc.reload().await.unwrap();
+            }
+            Err(e) => panic!("seed {seed:#x} step {step}: {e:?}"),
+        }
+    }
+    (ok, stale)
+}
+
+#[tokio::test]
+async fn random_histories_of_bulk_and_single_saves() {
+    let histories = std::env::var("ODM_BULK_HISTORIES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let base = seed();
+    let t = TestDb::new().await;
+    let users = User::model(&t.db);
+    let (mut ok, mut stale) = (0, 0);
+    for h in 0..histories {
+        let seed = base.wrapping_add(h);
+        let mut rng = Rng(seed);
+        users.collection().delete_many(doc! {}).await.unwrap();
+        let created = users.insert_many((0..8).map(|_| user())).await.unwrap();
+        let mut docs: Vec<Doc<User>> = created.into_iter().map(Result::unwrap).collect();
+        // A second copy of some documents, loaded now and saved later.
+        let mut others: Vec<Doc<User>> = Vec::new();
+        for doc in &docs[..4] {
+            others.push(users.find_by_id(doc.id).await.unwrap().unwrap());
+        }
+        for step in 0..12 {
+            for doc in docs.iter_mut() {
+                for _ in 0..rng.below(3) {
+                    mutate(doc, &mut rng);
+                }
+            }
+            // A stale copy saves first, now and then.
+            if rng.below(2) == 0 {
+                let i = rng.below(others.len());
+                mutate(&mut others[i], &mut rng);
+                let outcome = others[i].save().await;
+                let (o, s) = judge(&users, &mut others[i..=i], vec![outcome], seed, step).await;
+                (ok, stale) = (ok + o, stale + s);
+            }
+            // Some Docs by one bulk save, the rest one by one.
+            let split = rng.below(docs.len() + 1);
+            let (bulk, single) = docs.split_at_mut(split);
+            let outcomes = users.bulk_save(bulk).await.unwrap();
+            let (o, s) = judge(&users, bulk, outcomes, seed, step).await;
+            (ok, stale) = (ok + o, stale + s);
+            for doc in single.iter_mut() {
+                let outcome = doc.save().await;
+                let (o, s) =
+                    judge(&users, std::slice::from_mut(doc), vec![outcome], seed, step).await;
+                (ok, stale) = (ok + o, stale + s);
+            }
+            // The other copies, by bulk save too.
+            if rng.below(3) == 0 {
+                for other in others.iter_mut() {
+                    mutate(other, &mut rng);
+                }
+                let outcomes = users.bulk_save(&mut others).await.unwrap();
+                let (o, s) = judge(&users, &mut others, outcomes, seed, step).await;
+                (ok, stale) = (ok + o, stale + s);
+            }
+        }
+        // At the end every Doc is as stored.
+        for doc in docs.iter().chain(&others) {
+            let fresh = users.find_by_id(doc.id).await.unwrap().unwrap();
+            if fresh.version() == doc.version() {
+                assert_eq!(expected(&fresh), expected(doc), "seed {seed:#x}: end");
+            }
+        }
+    }
+    println!("seed {base:#x}: {ok} saves landed, {stale} stale copies refused");
+    assert!(ok > 0 && stale > 0, "the histories exercised both outcomes");
+    t.finish().await;
+}
