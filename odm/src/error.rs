@@ -417,7 +417,8 @@ impl std::error::Error for FencedError {}
 pub struct ShardKeyError {
     /// The model's collection.
     pub collection: String,
-    /// The `_id` of the document.
+    /// The `_id` of the document (`Bson::Null` for a set-based write,
+    /// which names no document).
     pub id: Bson,
     /// The shard key field (BSON name).
     pub field: String,
@@ -427,13 +428,15 @@ pub struct ShardKeyError {
 
 impl fmt::Display for ShardKeyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let of = match &self.id {
+            // A set-based write (`update_many`) names no document.
+            Bson::Null => "the matched documents".to_string(),
+            id => format!("document \"{}\"", id_text(id)),
+        };
         write!(
             f,
-            "cannot change shard key field \"{}\" (path \"{}\") of document \"{}\" in collection \"{}\": a stored document keeps its shard key; nothing was sent",
-            self.field,
-            self.path,
-            id_text(&self.id),
-            self.collection
+            "cannot change shard key field \"{}\" (path \"{}\") of {of} in collection \"{}\": a stored document keeps its shard key; nothing was sent",
+            self.field, self.path, self.collection
         )
     }
 }

@@ -502,6 +502,7 @@ pub mod hooks;
 pub mod index;
 mod insert_id;
 pub mod lock;
+pub mod many;
 #[doc = include_str!("../docs/save-rules.md")]
 pub mod rules {}
 mod meta;
@@ -544,6 +545,7 @@ pub use error::{
 pub use fields::{FieldPath, Fields, Flattened};
 pub use hooks::{HookContext, Hooks};
 pub use index::{IndexError, SyncIndexes, SyncReport};
+pub use many::{DeleteMany, UpdateMany, UpdateReport};
 pub use model::Model;
 pub use query::{Count, Create, Find, FindOne};
 pub use reload::Reload;
