@@ -298,12 +298,57 @@
 //!
 //! | race | fix |
 //! |---|---|
-//! | find, then insert or update | [`Model::upsert`]: one `findOneAndUpdate` with `$set` + `$setOnInsert` |
+//! | find, then insert or update | [`Model::upsert`]: one `findOneAndUpdate` with `$set` + `$setOnInsert` (sent as a pipeline that also bumps the version of an updated document) |
 //! | several workers take the same task | [`Model::claim`]: a conditional update, the guarded field in the filter |
 //! | read-modify-write loses updates | [`Model::update_with_retry`]: version-checked save, reload and reapply |
 //! | documents that must change together | [`transaction`]: retried like the driver's, `Doc`s rolled back on abort |
 //!
 //! `cargo run --example demo` runs these races, the naive code beside odm's.
+//!
+//! ## Set-based writes
+//!
+//! [`Model::update_many`] and [`Model::delete_many`] change every document
+//! a filter matches in one command. `update_many` keeps the save rules that
+//! hold without the documents in memory: it bumps the version key (so
+//! tracked copies loaded before it fail their next versioned save instead
+//! of overwriting it; [`UpdateMany::keep_version`] opts out), sets
+//! `updatedAt` with `#[odm(timestamps)]`, runs the field rules on each
+//! `$set` / `$unset` of a top-level field and refuses a shard key write,
+//! both before sending. No hooks run: they receive a document, and there is
+//! none in memory (load and save when hooks must run). See
+//! [`many`] for what cannot be checked.
+//!
+//! ```
+//! # use odm::prelude::*;
+//! # use serde::{Deserialize, Serialize};
+//! #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+//! #[odm(collection = "sessions")]
+//! struct Session {
+//!     #[serde(rename = "_id")]
+//!     id: ObjectId,
+//!     #[odm(one_of("open", "expired"))]
+//!     state: String,
+//!     expires: i64,
+//! }
+//! # async fn run(sessions: Model<Session>, now: i64) -> odm::Result<()> {
+//! let report = sessions
+//!     .update_many(
+//!         doc! { "state": "open", "expires": { "$lt": now } },
+//!         doc! { "$set": { "state": "expired" } },   // + $inc: {__v: 1}
+//!     )
+//!     .await?;
+//! println!("{} of {} changed", report.modified(), report.matched());
+//! let gone: u64 = sessions.delete_many(doc! { "state": "expired" }).await?;
+//!
+//! // A value the field rules refuse is not sent.
+//! let refused = sessions
+//!     .update_many(doc! {}, doc! { "$set": { "state": "bogus" } })
+//!     .await;
+//! assert!(matches!(refused, Err(Error::Validation(_))));
+//! # let _ = gone;
+//! # Ok(()) }
+//! # let _ = run;
+//! ```
 //!
 //! ## Examples
 //!

@@ -78,7 +78,11 @@ pub fn impl_validate(cont: &Container) -> TokenStream {
         (quote!(_), quote!(_))
     };
     let body = body(cont);
+    let helpers = rules_fns(cont);
     quote! {
+        impl #impl_generics #ident #ty_generics #where_clause {
+            #helpers
+        }
         impl #impl_generics ::odm::__private::validate::Validate for #ident #ty_generics #where_clause {
             fn validate_at(
                 &self,
@@ -119,15 +123,10 @@ fn body(cont: &Container) -> TokenStream {
         } else {
             quote!(&__path.field(#name))
         };
-        for rule in &field.attrs.validate.rules {
-            // Spanned at the rule, so a trait error points at the attribute.
-            let mut member = field.ident.clone();
-            member.set_span(rule.span);
-            out.extend(rule_call(
-                rule,
-                quote_spanned!(rule.span=> &self.#member),
-                &at,
-            ));
+        if !field.attrs.validate.rules.is_empty() {
+            let member = field.ident;
+            let helper = rules_fn(field);
+            out.extend(quote!(Self::#helper(&self.#member, #at, __errors);));
         }
     }
     for path in &cont.attrs.validate.validators {
@@ -176,6 +175,46 @@ fn rule_call(
     }
 }
 
+/// The name of the function running one field's rules.
+fn rules_fn(field: &crate::ast::Field) -> syn::Ident {
+    let name = field.ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name);
+    syn::Ident::new(&format!("__odm_rules_{name}"), Span::call_site())
+}
+
+/// One function per field with rules, running them on a `&FieldType`:
+/// called by `validate_at` on the field of the value, and by
+/// `__odm_validate_field` on a value read from BSON, so each rule is
+/// type-checked (and any error reported) once.
+fn rules_fns(cont: &Container) -> TokenStream {
+    let mut out = TokenStream::new();
+    for field in &cont.fields {
+        if field.attrs.validate.rules.is_empty() {
+            continue;
+        }
+        let ty = field.ty;
+        let helper = rules_fn(field);
+        let at = quote!(__path);
+        let calls = field.attrs.validate.rules.iter().map(|rule| {
+            // Spanned at the rule, so a trait error points at the attribute.
+            let value = quote_spanned!(rule.span=> __value);
+            rule_call(rule, value, &at)
+        });
+        out.extend(quote! {
+            #[doc(hidden)]
+            #[allow(non_snake_case, dead_code)]
+            fn #helper(
+                __value: &#ty,
+                __path: &::odm::__private::validate::Path<'_>,
+                __errors: &mut ::odm::__private::ValidationErrors,
+            ) {
+                #(#calls)*
+            }
+        });
+    }
+    out
+}
+
 /// `fn __odm_validate_field` for the `Document` impl: a stored top-level
 /// field's rules run on a value given as BSON (the `$set` of a set-based
 /// write), after deserializing it into the field's type. Fields without
@@ -190,18 +229,10 @@ pub fn field_check_method(cont: &Container) -> TokenStream {
         .map(|field| {
             let name = &field.bson_name;
             let ty = field.ty;
-            let at = quote!(__path);
-            let calls = field
-                .attrs
-                .validate
-                .rules
-                .iter()
-                .map(|rule| rule_call(rule, quote!(__value), &at));
+            let helper = rules_fn(field);
             quote! {
                 #name => {
-                    #v::check_field::<#ty, _>(#name, __bson, __errors, |__value, __path, __errors| {
-                        #(#calls)*
-                    });
+                    #v::check_field::<#ty, _>(#name, __bson, __errors, Self::#helper);
                     true
                 }
             }
