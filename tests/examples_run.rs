@@ -9,6 +9,9 @@ use odm::testing::TestDb;
 #[path = "../examples/features/upsert.rs"]
 mod upsert;
 
+#[path = "../examples/features/set_writes.rs"]
+mod set_writes;
+
 #[path = "../examples/features/claim.rs"]
 mod claim;
 
@@ -240,5 +243,16 @@ async fn tracing_logs_every_command_without_values() {
     );
     // DEBUG shows no values.
     assert!(!output.contains("ann@example.com"), "{output}");
+    t.finish().await;
+}
+
+#[tokio::test]
+async fn set_writes_expire_and_delete_and_refuse_the_stale_copy() {
+    let t = TestDb::new().await;
+    let o = set_writes::run(&t.db).await.expect("ran");
+    assert_eq!(o.expired, (2, 2), "{o:?}");
+    assert!(o.stale_refused, "{o:?}");
+    assert!(o.bad_value_refused, "{o:?}");
+    assert_eq!((o.deleted, o.left), (2, 1), "{o:?}");
     t.finish().await;
 }

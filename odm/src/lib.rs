@@ -360,7 +360,9 @@
 //! counters), `transaction` (a transfer, rolled back), and for locks
 //! `locks_ticket` and `archived_email` (see [Locks](#locks)), `hooks`
 //! (see [Hooks](#hooks)), `typed_paths` ([field paths](#field-paths)
-//! in queries and in `optimistic_concurrency`), and `tracing` (the command
+//! in queries and in `optimistic_concurrency`), `set_writes`
+//! ([`update_many`](Model::update_many) and
+//! [`delete_many`](Model::delete_many)), and `tracing` (the command
 //! log). Their code is in `examples/features/`; `tests/examples_run.rs`
 //! runs each.
 //!
