@@ -9,6 +9,9 @@ use odm::testing::TestDb;
 #[path = "../examples/features/upsert.rs"]
 mod upsert;
 
+#[path = "../examples/features/set_writes.rs"]
+mod set_writes;
+
 #[path = "../examples/features/claim.rs"]
 mod claim;
 
@@ -275,5 +278,16 @@ async fn typed_queries_filter_read_and_update_without_string_keys() {
     assert_eq!(o.minors, vec![2, 5], "{o:?}");
     assert_eq!(o.free_cards, vec!["Bo", "Di"], "{o:?}");
     assert_eq!(o.welcomed, Some((3, 1)), "{o:?}");
+    t.finish().await;
+}
+
+#[tokio::test]
+async fn set_writes_expire_and_delete_and_refuse_the_stale_copy() {
+    let t = TestDb::new().await;
+    let o = set_writes::run(&t.db).await.expect("ran");
+    assert_eq!(o.expired, (2, 2), "{o:?}");
+    assert!(o.stale_refused, "{o:?}");
+    assert!(o.bad_value_refused, "{o:?}");
+    assert_eq!((o.deleted, o.left), (2, 1), "{o:?}");
     t.finish().await;
 }

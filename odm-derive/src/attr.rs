@@ -307,6 +307,9 @@ pub struct FieldAttrs {
     pub rename_span: Option<Span>,
     pub serde_skipped: bool,
     pub flatten: bool,
+    /// serde's `with` / `deserialize_with`: the field's type alone does not
+    /// say how it is read.
+    pub custom_de: bool,
     /// `unique`, `index`, `sparse`, `partial(..)`.
     pub index: FieldIndexAttrs,
     /// Validation keys, in the order written.
@@ -320,6 +323,7 @@ impl FieldAttrs {
         let mut rename_span = None;
         let mut serde_skipped = false;
         let mut flatten = false;
+        let mut custom_de = false;
         let mut index = FieldIndexAttrs::default();
         let mut validate = FieldRules::default();
         for attr in &field.attrs {
@@ -364,6 +368,9 @@ impl FieldAttrs {
                     } else if meta.path == FLATTEN {
                         flatten = true;
                         skip_serde_value(&meta)
+                    } else if meta.path.is_ident("with") || meta.path.is_ident("deserialize_with") {
+                        custom_de = true;
+                        skip_serde_value(&meta)
                     } else {
                         skip_serde_value(&meta)
                     }
@@ -379,6 +386,7 @@ impl FieldAttrs {
             rename_span,
             serde_skipped,
             flatten,
+            custom_de,
             index,
             validate,
         }

@@ -25,6 +25,18 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     #[doc(hidden)]
     fn __odm_validate(&self, _errors: &mut ValidationErrors) {}
 
+    /// Runs the rules of the stored top-level field `name` on `value` (a
+    /// value a set-based write would store there), deserialized into the
+    /// field's type; `false` when the model has no rules for that field.
+    #[doc(hidden)]
+    fn __odm_validate_field(
+        _name: &str,
+        _value: &mongodb::bson::Bson,
+        _errors: &mut ValidationErrors,
+    ) -> bool {
+        false
+    }
+
     /// Writes the `timestamps` fields: `created` (on insert) and `updated`.
     #[doc(hidden)]
     fn __odm_stamp(

@@ -18,7 +18,8 @@
 //! [`Doc::delete`](crate::Doc::delete). Hooks run for `save()` (and so for
 //! [`Model::create`](crate::Model::create) and
 //! [`Model::update_with_retry`](crate::Model::update_with_retry)) and
-//! `delete()`; `upsert`, `claim` and the raw collection are single server
+//! `delete()`; `upsert`, `claim`, `update_many`, `delete_many` and the raw
+//! collection are single server
 //! commands on a filter, with no document in memory to hand a hook, and run
 //! none. A save that fails after `before_save` ran keeps the hook's changes
 //! in the value, like any change made before `save()`: they are sent again

@@ -544,12 +544,57 @@
 //!
 //! | race | fix |
 //! |---|---|
-//! | find, then insert or update | [`Model::upsert`]: one `findOneAndUpdate` with `$set` + `$setOnInsert` |
+//! | find, then insert or update | [`Model::upsert`]: one `findOneAndUpdate` with `$set` + `$setOnInsert` (sent as a pipeline that also bumps the version of an updated document) |
 //! | several workers take the same task | [`Model::claim`]: a conditional update, the guarded field in the filter |
 //! | read-modify-write loses updates | [`Model::update_with_retry`]: version-checked save, reload and reapply |
 //! | documents that must change together | [`transaction`]: retried like the driver's, `Doc`s rolled back on abort |
 //!
 //! `cargo run --example demo` runs these races, the naive code beside odm's.
+//!
+//! ## Set-based writes
+//!
+//! [`Model::update_many`] and [`Model::delete_many`] change every document
+//! a filter matches in one command. `update_many` keeps the save rules that
+//! hold without the documents in memory: it bumps the version key (so
+//! tracked copies loaded before it fail their next versioned save instead
+//! of overwriting it; [`UpdateMany::keep_version`] opts out), sets
+//! `updatedAt` with `#[odm(timestamps)]`, runs the field rules on each
+//! `$set` / `$unset` of a top-level field and refuses a shard key write,
+//! both before sending. No hooks run: they receive a document, and there is
+//! none in memory (load and save when hooks must run). See
+//! [`many`] for what cannot be checked.
+//!
+//! ```
+//! # use odm::prelude::*;
+//! # use serde::{Deserialize, Serialize};
+//! #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+//! #[odm(collection = "sessions")]
+//! struct Session {
+//!     #[serde(rename = "_id")]
+//!     id: ObjectId,
+//!     #[odm(one_of("open", "expired"))]
+//!     state: String,
+//!     expires: i64,
+//! }
+//! # async fn run(sessions: Model<Session>, now: i64) -> odm::Result<()> {
+//! let report = sessions
+//!     .update_many(
+//!         doc! { "state": "open", "expires": { "$lt": now } },
+//!         doc! { "$set": { "state": "expired" } },   // + $inc: {__v: 1}
+//!     )
+//!     .await?;
+//! println!("{} of {} changed", report.modified(), report.matched());
+//! let gone: u64 = sessions.delete_many(doc! { "state": "expired" }).await?;
+//!
+//! // A value the field rules refuse is not sent.
+//! let refused = sessions
+//!     .update_many(doc! {}, doc! { "$set": { "state": "bogus" } })
+//!     .await;
+//! assert!(matches!(refused, Err(Error::Validation(_))));
+//! # let _ = gone;
+//! # Ok(()) }
+//! # let _ = run;
+//! ```
 //!
 //! ## Examples
 //!
@@ -561,10 +606,13 @@
 //! counters), `transaction` (a transfer, rolled back), and for locks
 //! `locks_ticket` and `archived_email` (see [Locks](#locks)), `hooks`
 //! (see [Hooks](#hooks)), `typed_paths` ([field paths](#field-paths)
-//! in queries and in `optimistic_concurrency`), `tracing` (the command
-//! log), and `change_feed` (a [change stream](#change-streams) resumed
-//! after a restart). Their code is in `examples/features/`; `tests/examples_run.rs`
-//! runs each.
+//! in queries and in `optimistic_concurrency`), `set_writes`
+//! ([`update_many`](Model::update_many) and
+//! [`delete_many`](Model::delete_many)), `bulk_save` and `insert_many`
+//! ([many documents](#many-documents)), `typed_queries`, `tracing` (the
+//! command log), and `change_feed` (a [change stream](#change-streams)
+//! resumed after a restart). Their code is in `examples/features/`; the
+//! test suite runs each.
 //!
 //! ## Locks
 //!
@@ -765,6 +813,7 @@ pub mod hooks;
 pub mod index;
 mod insert_id;
 pub mod lock;
+pub mod many;
 #[doc = include_str!("../docs/save-rules.md")]
 pub mod rules {}
 mod meta;
@@ -812,6 +861,7 @@ pub use error::{
 pub use fields::{FieldPath, Fields, Flattened};
 pub use hooks::{HookContext, Hooks};
 pub use index::{IndexError, SyncIndexes, SyncReport};
+pub use many::{DeleteMany, UpdateMany, UpdateReport};
 pub use model::Model;
 pub use query::{Count, Create, Find, FindOne};
 pub use reload::Reload;

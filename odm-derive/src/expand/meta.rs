@@ -64,6 +64,7 @@ pub fn impl_document(cont: &Container) -> TokenStream {
     let arrays = skip_versioning_arrays(cont);
     let indexes = super::indexes::index_specs(cont);
     let validate = super::validate::document_method(cont);
+    let field_check = super::validate::field_check_method(cont);
     let (timestamps, stamp) = timestamps(cont);
     let set_id = super::id::set_id_method(cont);
     let shard_key = match &cont.attrs.shard_key {
@@ -75,6 +76,7 @@ pub fn impl_document(cont: &Container) -> TokenStream {
     quote! {
         impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {
             #validate
+            #field_check
             fn __odm_meta() -> &'static ::odm::__private::Meta {
                 #arrays
                 static META: ::odm::__private::Meta = ::odm::__private::Meta {

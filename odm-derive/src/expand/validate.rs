@@ -78,7 +78,11 @@ pub fn impl_validate(cont: &Container) -> TokenStream {
         (quote!(_), quote!(_))
     };
     let body = body(cont);
+    let helpers = rules_fns(cont);
     quote! {
+        impl #impl_generics #ident #ty_generics #where_clause {
+            #helpers
+        }
         impl #impl_generics ::odm::__private::validate::Validate for #ident #ty_generics #where_clause {
             fn validate_at(
                 &self,
@@ -119,47 +123,136 @@ fn body(cont: &Container) -> TokenStream {
         } else {
             quote!(&__path.field(#name))
         };
-        for rule in &field.attrs.validate.rules {
-            let span = rule.span;
-            // Spanned at the rule, so a trait error points at the attribute.
-            let mut member = field.ident.clone();
-            member.set_span(span);
-            out.extend(match &rule.kind {
-                RuleKind::Min(n) => {
-                    let bound = number(n);
-                    quote_spanned!(span=> #v::min(&self.#member, #bound, #at, __errors);)
-                }
-                RuleKind::Max(n) => {
-                    let bound = number(n);
-                    quote_spanned!(span=> #v::max(&self.#member, #bound, #at, __errors);)
-                }
-                RuleKind::MinLen(n) => {
-                    let n = Literal::usize_unsuffixed(*n);
-                    quote_spanned!(span=> #v::min_len(&self.#member, #n, #at, __errors);)
-                }
-                RuleKind::MaxLen(n) => {
-                    let n = Literal::usize_unsuffixed(*n);
-                    quote_spanned!(span=> #v::max_len(&self.#member, #n, #at, __errors);)
-                }
-                RuleKind::OneOf(choices) => {
-                    quote_spanned!(span=> #v::one_of(&self.#member, &[#(#choices),*], #at, __errors);)
-                }
-                RuleKind::Required => {
-                    quote_spanned!(span=> #v::required(&self.#member, #at, __errors);)
-                }
-                RuleKind::Nested => {
-                    quote_spanned!(span=> #v::nested(&self.#member, #at, __errors);)
-                }
-                RuleKind::Custom(path) => {
-                    quote_spanned!(path.span()=> #v::field(&self.#member, #path, #at, __errors);)
-                }
-            });
+        if !field.attrs.validate.rules.is_empty() {
+            let member = field.ident;
+            let helper = rules_fn(field);
+            out.extend(quote!(Self::#helper(&self.#member, #at, __errors);));
         }
     }
     for path in &cont.attrs.validate.validators {
         out.extend(quote_spanned!(path.span()=> #v::container(self, #path, __path, __errors);));
     }
     out
+}
+
+/// One rule's call on `value` (a `&FieldType` expression) at path `at`.
+fn rule_call(
+    rule: &crate::attr_validate::Rule,
+    value: TokenStream,
+    at: &TokenStream,
+) -> TokenStream {
+    let v = quote!(::odm::__private::validate);
+    let span = rule.span;
+    match &rule.kind {
+        RuleKind::Min(n) => {
+            let bound = number(n);
+            quote_spanned!(span=> #v::min(#value, #bound, #at, __errors);)
+        }
+        RuleKind::Max(n) => {
+            let bound = number(n);
+            quote_spanned!(span=> #v::max(#value, #bound, #at, __errors);)
+        }
+        RuleKind::MinLen(n) => {
+            let n = Literal::usize_unsuffixed(*n);
+            quote_spanned!(span=> #v::min_len(#value, #n, #at, __errors);)
+        }
+        RuleKind::MaxLen(n) => {
+            let n = Literal::usize_unsuffixed(*n);
+            quote_spanned!(span=> #v::max_len(#value, #n, #at, __errors);)
+        }
+        RuleKind::OneOf(choices) => {
+            quote_spanned!(span=> #v::one_of(#value, &[#(#choices),*], #at, __errors);)
+        }
+        RuleKind::Required => {
+            quote_spanned!(span=> #v::required(#value, #at, __errors);)
+        }
+        RuleKind::Nested => {
+            quote_spanned!(span=> #v::nested(#value, #at, __errors);)
+        }
+        RuleKind::Custom(path) => {
+            quote_spanned!(path.span()=> #v::field(#value, #path, #at, __errors);)
+        }
+    }
+}
+
+/// The name of the function running one field's rules.
+fn rules_fn(field: &crate::ast::Field) -> syn::Ident {
+    let name = field.ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name);
+    syn::Ident::new(&format!("__odm_rules_{name}"), Span::call_site())
+}
+
+/// One function per field with rules, running them on a `&FieldType`:
+/// called by `validate_at` on the field of the value, and by
+/// `__odm_validate_field` on a value read from BSON, so each rule is
+/// type-checked (and any error reported) once.
+fn rules_fns(cont: &Container) -> TokenStream {
+    let mut out = TokenStream::new();
+    for field in &cont.fields {
+        if field.attrs.validate.rules.is_empty() {
+            continue;
+        }
+        let ty = field.ty;
+        let helper = rules_fn(field);
+        let at = quote!(__path);
+        let calls = field.attrs.validate.rules.iter().map(|rule| {
+            // Spanned at the rule, so a trait error points at the attribute.
+            let value = quote_spanned!(rule.span=> __value);
+            rule_call(rule, value, &at)
+        });
+        out.extend(quote! {
+            #[doc(hidden)]
+            #[allow(non_snake_case, dead_code)]
+            fn #helper(
+                __value: &#ty,
+                __path: &::odm::__private::validate::Path<'_>,
+                __errors: &mut ::odm::__private::ValidationErrors,
+            ) {
+                #(#calls)*
+            }
+        });
+    }
+    out
+}
+
+/// `fn __odm_validate_field` for the `Document` impl: a stored top-level
+/// field's rules run on a value given as BSON (the `$set` of a set-based
+/// write), after deserializing it into the field's type. Fields without
+/// rules, flattened or skipped ones, and fields with their own serde
+/// deserializer (which the plain type would misread) are not listed; empty
+/// (the trait's default) when no field is.
+pub fn field_check_method(cont: &Container) -> TokenStream {
+    let v = quote!(::odm::__private::validate);
+    let arms: Vec<TokenStream> = cont
+        .stored_fields()
+        .filter(|f| !f.attrs.validate.rules.is_empty() && !f.attrs.custom_de)
+        .map(|field| {
+            let name = &field.bson_name;
+            let ty = field.ty;
+            let helper = rules_fn(field);
+            quote! {
+                #name => {
+                    #v::check_field::<#ty, _>(#name, __bson, __errors, Self::#helper);
+                    true
+                }
+            }
+        })
+        .collect();
+    if arms.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        fn __odm_validate_field(
+            __name: &str,
+            __bson: &::odm::__private::Bson,
+            __errors: &mut ::odm::__private::ValidationErrors,
+        ) -> bool {
+            match __name {
+                #(#arms)*
+                _ => false,
+            }
+        }
+    }
 }
 
 /// `Num::Int(-5)` / `Num::Float(2.5)`, written without a literal suffix.

@@ -215,13 +215,15 @@ impl ShardKeyError {
 
 impl fmt::Display for ShardKeyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let of = match &self.id {
+            // A set-based write (`update_many`) names no document.
+            Bson::Null => "the matched documents".to_string(),
+            id => format!("document \"{}\"", id_text(id)),
+        };
         write!(
             f,
-            "cannot change shard key field \"{}\" (path \"{}\") of document \"{}\" in collection \"{}\": a stored document keeps its shard key; nothing was sent",
-            self.field,
-            self.path,
-            id_text(&self.id),
-            self.collection
+            "cannot change shard key field \"{}\" (path \"{}\") of {of} in collection \"{}\": a stored document keeps its shard key; nothing was sent",
+            self.field, self.path, self.collection
         )
     }
 }

@@ -1,0 +1,153 @@
+//! `Model::update_many`: one `update` command on a filter, versioned,
+//! stamped and checked like a save where it can be.
+
+use std::future::IntoFuture;
+
+use mongodb::bson::{DateTime, Document as BsonDocument};
+use mongodb::ClientSession;
+
+use super::plan;
+use super::report::UpdateReport;
+use crate::command_log::Command;
+use crate::document::Document;
+use crate::error::{from_driver, Result};
+use crate::model::Model;
+use crate::save::BoxFuture;
+
+/// A pending [`Model::update_many`]; optionally
+/// [`keep_version`](UpdateMany::keep_version) and
+/// [`session`](UpdateMany::session), then `.await` it.
+#[must_use = "nothing is updated until it is awaited"]
+pub struct UpdateMany<'a, T: Document> {
+    model: &'a Model<T>,
+    filter: BsonDocument,
+    update: BsonDocument,
+    keep_version: bool,
+    session: Option<&'a mut ClientSession>,
+}
+
+impl<T: Document> Model<T> {
+    /// Applies `update` (operators: `$set`, `$inc`, ...) to every document
+    /// matching `filter`, in one `update` command with `multi: true`, and
+    /// reports how many matched and changed.
+    ///
+    /// ```no_run
+    /// # use odm::prelude::*;
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+    /// # struct Session { #[serde(rename = "_id")] id: ObjectId, state: String, expires: i64 }
+    /// # async fn run(sessions: Model<Session>, now: i64) -> odm::Result<()> {
+    /// let report = sessions
+    ///     .update_many(
+    ///         doc! { "state": "open", "expires": { "$lt": now } },
+    ///         doc! { "$set": { "state": "expired" } },
+    ///     )
+    ///     .await?;
+    /// println!("{} expired", report.modified());
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// What is sent besides `update`, and what is checked first:
+    /// - **The version key** is bumped (`$inc: {__v: 1}`) on every matched
+    ///   document, so a tracked copy loaded before this write fails its
+    ///   next version-checked save with
+    ///   [`Error::Version`](crate::Error::Version) instead of overwriting
+    ///   it; [`keep_version`](UpdateMany::keep_version) opts out. An
+    ///   `update` that writes the version key itself is sent as given.
+    /// - **`updated_at`** is set to now with `#[odm(timestamps)]`, unless
+    ///   `update` writes it.
+    /// - **Field rules** run on each `$set` of a top-level field (the value
+    ///   read as the field's type, then its `validate`, `min`, `max`,
+    ///   `min_len`, `max_len`, `one_of`, `required`, `nested` rules) and on
+    ///   each `$unset` (as `null`: `required` fails, a field that is not an
+    ///   `Option` does not fit); a failure is
+    ///   [`Error::Validation`](crate::Error::Validation) and nothing is
+    ///   sent. What cannot be checked without the stored documents is not:
+    ///   operators whose result depends on the stored value (`$inc`, `$mul`,
+    ///   `$min`, `$max`, `$push`, `$addToSet`, `$pull`, `$pop`, `$rename`,
+    ///   `$currentDate`), a `$set` of a dotted path (`profile.city`,
+    ///   `tags.3`), and the container's cross-field validators.
+    /// - **The shard key**: an update that writes a shard key field (or a
+    ///   path under or above it) fails with
+    ///   [`Error::ShardKey`](crate::Error::ShardKey) before sending.
+    /// - **No hooks** run (see the [module](crate::many) docs for why).
+    ///
+    /// `filter` and `update` are anything that converts into a BSON
+    /// document: `doc! {..}`, or a typed filter / update. An `update`
+    /// without operators (a replacement) is refused by the driver before
+    /// sending.
+    ///
+    /// The server applies the update to each document atomically, not to
+    /// all of them at once: a failure midway (a write error, a lost
+    /// connection) may leave some documents updated. Run it in a
+    /// transaction ([`session`](UpdateMany::session)) when it must be all
+    /// or nothing.
+    pub fn update_many(
+        &self,
+        filter: impl Into<BsonDocument>,
+        update: impl Into<BsonDocument>,
+    ) -> UpdateMany<'_, T> {
+        UpdateMany {
+            model: self,
+            filter: filter.into(),
+            update: update.into(),
+            keep_version: false,
+            session: None,
+        }
+    }
+}
+
+impl<'a, T: Document> UpdateMany<'a, T> {
+    /// Sends no version bump. Safe only when no tracked copy of a matched
+    /// document can hold a value this update changes and then save it
+    /// back: a field no model field maps to, a counter only ever changed by
+    /// `$inc` (never by a save), or a collection whose documents are never
+    /// loaded as tracked copies while this runs (a migration during
+    /// downtime). Otherwise a stale copy's save overwrites this update
+    /// without an error, even under `optimistic_concurrency`.
+    pub fn keep_version(mut self) -> Self {
+        self.keep_version = true;
+        self
+    }
+
+    /// Updates inside `session` (and its transaction, if one is open).
+    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
+        self.session = Some(session);
+        self
+    }
+}
+
+impl<'a, T: Document> IntoFuture for UpdateMany<'a, T> {
+    type Output = Result<UpdateReport>;
+    type IntoFuture = BoxFuture<'a, Result<UpdateReport>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move {
+            let UpdateMany {
+                model,
+                filter,
+                update,
+                keep_version,
+                session,
+            } = self;
+            let update = plan::prepare(
+                T::__odm_meta(),
+                model.name(),
+                update,
+                keep_version,
+                DateTime::now(),
+                T::__odm_validate_field,
+            )?;
+            let log = Command::new(model.name(), "update")
+                .filter(&filter)
+                .update(&update);
+            let action = model.collection().update_many(filter, update);
+            let result = log.send(crate::session::send(action, session)).await;
+            let result = result.map_err(|e| from_driver(e, model.name()))?;
+            Ok(UpdateReport {
+                matched: result.matched_count,
+                modified: result.modified_count,
+            })
+        })
+    }
+}
