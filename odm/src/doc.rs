@@ -233,7 +233,20 @@ impl<T: Document> Doc<T> {
             self.version = Some(self.version.unwrap_or(0) + 1);
         }
         let (mut missing, base) = match std::mem::replace(&mut self.tracked, Tracked::New) {
-            Tracked::Snapshot { missing, base, .. } => (missing, base),
+            Tracked::Snapshot {
+                missing,
+                base,
+                snapshot,
+                ..
+            } => {
+                // A key the update adds to a sub-document lands at its end
+                // on the server, wherever the value serializes it: the
+                // stored form then differs from the new snapshot.
+                let base = base.or_else(|| {
+                    crate::guard::rewrite::adds_keys(&snapshot, &plan.changes).then_some(snapshot)
+                });
+                (missing, base)
+            }
             _ => (Missing::new(), None),
         };
         diff::settle_missing(&mut missing, &plan.changes);
