@@ -39,7 +39,7 @@ use odm::testing::TestDb;
 use serde::de::{self, Deserializer, Unexpected, Visitor};
 use serde::{Deserialize, Serialize};
 
-const SHAPES: usize = 8;
+const SHAPES: usize = 9;
 const WORKERS: usize = 4;
 const DEFAULT_HISTORIES: usize = 1000;
 const VERSION_KEY: &str = "__v";
@@ -275,6 +275,18 @@ trait Shape: odm::Document + Clone + Debug {
     fn generate(rng: &mut Rng) -> Self;
     /// One random change, described.
     fn mutate(&mut self, rng: &mut Rng) -> String;
+    /// The stale-rewrite pattern (issue 21), first half: an edit in place
+    /// of an array element or a sub-document field (no version bump);
+    /// `None` when the value has nothing to edit so.
+    fn edit_in_place(&mut self, _rng: &mut Rng) -> Option<String> {
+        None
+    }
+    /// Second half, by a copy loaded before the edit: a rewrite of the
+    /// same containers (a sort, a reverse, a sub-document removed or
+    /// replaced, a map saved whole).
+    fn rewrite(&mut self, _rng: &mut Rng) -> Option<String> {
+        None
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -307,6 +319,10 @@ fn key(rng: &mut Rng) -> String {
         .to_string()
 }
 
+fn is_awkward(k: &str) -> bool {
+    k.is_empty() || k.starts_with('$') || k.contains('.')
+}
+
 fn existing_key<V>(rng: &mut Rng, keys: impl Iterator<Item = V>) -> Option<V> {
     let mut keys: Vec<V> = keys.collect();
     if keys.is_empty() {
@@ -326,6 +342,20 @@ fn counters(rng: &mut Rng) -> HashMap<String, i32> {
 impl Shape for Maps {
     const NAME: &'static str = "maps";
     const TEST: &'static str = "random_maps";
+
+    fn edit_in_place(&mut self, rng: &mut Rng) -> Option<String> {
+        let k = existing_key(rng, self.labels.keys().filter(|k| !is_awkward(k)).cloned())?;
+        let v = s(rng);
+        self.labels.insert(k.clone(), v.clone());
+        Some(format!("labels[{k:?}] = {v:?} (in place)"))
+    }
+
+    fn rewrite(&mut self, rng: &mut Rng) -> Option<String> {
+        // A key that cannot be a path: the map is saved whole.
+        let k = rng.pick(&["a.b", "$x", "x.y.z"]).to_string();
+        self.labels.insert(k.clone(), s(rng));
+        Some(format!("labels[{k:?}] inserted (saved whole)"))
+    }
 
     fn generate(rng: &mut Rng) -> Self {
         Maps {
@@ -787,6 +817,24 @@ macro_rules! nested_shape {
             const NAME: &'static str = $shape;
             const TEST: &'static str = $test;
 
+            fn edit_in_place(&mut self, rng: &mut Rng) -> Option<String> {
+                Some(match &mut self.opt {
+                    Some(l2) if rng.chance(70) => mutate_level2("opt", l2, rng),
+                    _ => mutate_level2("l1.l2", &mut self.l1.l2, rng),
+                })
+            }
+
+            fn rewrite(&mut self, rng: &mut Rng) -> Option<String> {
+                Some(if self.opt.is_some() && rng.chance(60) {
+                    self.opt = None;
+                    "opt = None (unset of the parent)".into()
+                } else {
+                    self.opt = Some(level2(rng));
+                    self.l1.maybe = None;
+                    format!("opt = {:?} (replaced); l1.maybe = None", self.opt)
+                })
+            }
+
             fn generate(rng: &mut Rng) -> Self {
                 $name {
                     id: rng.object_id(),
@@ -899,6 +947,57 @@ impl Shape for SubDocs {
     const NAME: &'static str = "subdocs";
     const TEST: &'static str = "random_subdocs";
 
+    fn edit_in_place(&mut self, rng: &mut Rng) -> Option<String> {
+        match rng.below(3) {
+            0 if !self.tags.is_empty() => {
+                let i = rng.below(self.tags.len());
+                self.tags[i] = s(rng);
+                Some(format!("tags[{i}] = {:?} (in place)", self.tags[i]))
+            }
+            1 if !self.comments.is_empty() => {
+                let i = rng.below(self.comments.len());
+                self.comments[i].text = s(rng);
+                Some(format!(
+                    "comments[{i}].text = {:?} (in place)",
+                    self.comments[i].text
+                ))
+            }
+            _ if !self.notes.is_empty() => {
+                let i = rng.below(self.notes.len());
+                self.notes[i].text = s(rng);
+                Some(format!(
+                    "notes[{i}].text = {:?} (in place)",
+                    self.notes[i].text
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    fn rewrite(&mut self, rng: &mut Rng) -> Option<String> {
+        Some(match rng.below(4) {
+            0 => {
+                self.tags.sort();
+                "tags: sort".into()
+            }
+            1 => {
+                self.tags.reverse();
+                self.comments.reverse();
+                "tags, comments: reverse".into()
+            }
+            2 => {
+                self.notes.sort_by(|a, b| b.text.cmp(&a.text));
+                self.comments.insert(0, comment(rng));
+                "notes: sort descending; comments: insert at 0".into()
+            }
+            _ => {
+                self.tags = strings(rng, 3);
+                self.notes = vec![note(rng)];
+                "tags, notes: assigned".into()
+            }
+        })
+    }
+
     fn generate(rng: &mut Rng) -> Self {
         SubDocs {
             id: rng.object_id(),
@@ -966,6 +1065,27 @@ struct Grids {
 impl Shape for Grids {
     const NAME: &'static str = "grids";
     const TEST: &'static str = "random_arrays_of_arrays";
+
+    fn edit_in_place(&mut self, rng: &mut Rng) -> Option<String> {
+        let rows: Vec<usize> = (0..self.grid.len())
+            .filter(|&i| !self.grid[i].is_empty())
+            .collect();
+        let i = *rows.get(rng.below(rows.len().max(1)))?;
+        let j = rng.below(self.grid[i].len());
+        self.grid[i][j] = 5 + rng.below(5) as i32;
+        Some(format!("grid[{i}][{j}] = {} (in place)", self.grid[i][j]))
+    }
+
+    fn rewrite(&mut self, rng: &mut Rng) -> Option<String> {
+        if rng.chance(50) {
+            self.grid.reverse();
+            Some("grid: reverse".into())
+        } else {
+            self.grid.iter_mut().for_each(|row| row.sort());
+            self.grid.sort();
+            Some("grid: sort every row, then the rows".into())
+        }
+    }
 
     fn generate(rng: &mut Rng) -> Self {
         Grids {
@@ -1040,6 +1160,121 @@ impl Shape for OptionId {
                 format!("n = {}", self.n)
             }
             _ => str_vec("tags", &mut self.tags, rng),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Shape 9: a document as Mongoose writes it (issue 21)
+
+/// A Mongoose array sub-document: its own `_id` first, a `Number` stored
+/// as an Int32.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct MComment {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    text: String,
+    votes: i32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct MMeta {
+    votes: i32,
+    favs: i32,
+}
+
+/// Stored raw in Mongoose's shape: schema order, `__v: 0` an Int32 after
+/// the fields; every save must keep `__v` an Int32 (`check_saved`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(collection = "rand_mongoose")]
+struct MongoosePost {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    title: String,
+    tags: Vec<String>,
+    comments: Vec<MComment>,
+    meta: MMeta,
+}
+
+fn m_comment(rng: &mut Rng) -> MComment {
+    MComment {
+        id: rng.object_id(),
+        text: s(rng),
+        votes: rng.below(5) as i32,
+    }
+}
+
+impl Shape for MongoosePost {
+    const NAME: &'static str = "mongoose";
+    const TEST: &'static str = "random_mongoose_documents";
+    const INSERT: Insert = Insert::RawWithout(&[]);
+
+    fn generate(rng: &mut Rng) -> Self {
+        MongoosePost {
+            id: rng.object_id(),
+            title: s(rng),
+            tags: strings(rng, 4),
+            comments: (0..rng.below(4)).map(|_| m_comment(rng)).collect(),
+            meta: MMeta {
+                votes: rng.below(5) as i32,
+                favs: rng.below(5) as i32,
+            },
+        }
+    }
+
+    fn mutate(&mut self, rng: &mut Rng) -> String {
+        match rng.weighted(&[1, 1, 3, 4]) {
+            0 => {
+                self.title = s(rng);
+                format!("title = {:?}", self.title)
+            }
+            1 => {
+                self.meta.votes = rng.below(9) as i32;
+                format!("meta.votes = {}", self.meta.votes)
+            }
+            2 => str_vec("tags", &mut self.tags, rng),
+            _ => mutate_vec(
+                "comments",
+                &mut self.comments,
+                rng,
+                &mut m_comment,
+                &|a, b| a.votes.cmp(&b.votes).then(a.id.cmp(&b.id)),
+                &mut |c, rng| {
+                    if rng.chance(50) {
+                        c.votes = rng.below(9) as i32;
+                        format!(".votes = {}", c.votes)
+                    } else {
+                        c.text = s(rng);
+                        format!(".text = {:?}", c.text)
+                    }
+                },
+            ),
+        }
+    }
+
+    fn edit_in_place(&mut self, rng: &mut Rng) -> Option<String> {
+        if !self.comments.is_empty() && rng.chance(60) {
+            let i = rng.below(self.comments.len());
+            self.comments[i].votes += 1;
+            return Some(format!("comments[{i}].votes += 1 (in place)"));
+        }
+        if self.tags.is_empty() {
+            return None;
+        }
+        let i = rng.below(self.tags.len());
+        self.tags[i] = s(rng);
+        Some(format!("tags[{i}] = {:?} (in place)", self.tags[i]))
+    }
+
+    fn rewrite(&mut self, rng: &mut Rng) -> Option<String> {
+        if rng.chance(50) {
+            self.tags.sort();
+            self.comments.sort_by_key(|c| std::cmp::Reverse(c.votes));
+            Some("tags: sort; comments: by votes, descending".into())
+        } else {
+            self.comments.insert(0, m_comment(rng));
+            self.tags.reverse();
+            Some("comments: insert at 0; tags: reverse".into())
         }
     }
 }
@@ -1631,6 +1866,60 @@ fn check_merge(
     }
 }
 
+/// The value at a dotted path (array elements by index).
+fn at_path<'a>(doc: &'a BsonDocument, path: &str) -> Option<&'a Bson> {
+    let mut parts = path.split('.');
+    let mut at = doc.get(parts.next()?)?;
+    for part in parts {
+        at = match at {
+            Bson::Document(d) => d.get(part)?,
+            Bson::Array(a) => a.get(part.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(at)
+}
+
+/// The rewrite guard (issue 21): a `$set` or `$unset` of B that replaces a
+/// document or array B loaded must not land when A changed anything under
+/// it: compared on the stored documents, B's load (`orig`) and just
+/// before B's save (`a_doc`), by MongoDB's equality (a change of a
+/// number's type alone is not seen).
+fn check_rewrites(
+    orig: &BsonDocument,
+    a_doc: &BsonDocument,
+    update: &BsonDocument,
+    errs: &mut Vec<(String, String)>,
+) {
+    for op in ["$set", "$unset"] {
+        let Ok(spec) = update.get_document(op) else {
+            continue;
+        };
+        for path in spec.keys() {
+            let Some(o) = at_path(orig, path) else {
+                continue;
+            };
+            if !matches!(o, Bson::Document(_) | Bson::Array(_)) {
+                continue;
+            }
+            let a = at_path(a_doc, path);
+            if !a.is_some_and(|a| mongo_eq(o, a)) {
+                errs.push((
+                    format!(
+                        "stale B: a rewrite replaced what A changed since B loaded [{}]",
+                        kind_path(path)
+                    ),
+                    format!(
+                        "B's {op} of {path}; B loaded {}, A saved {}",
+                        sb(o),
+                        a.map_or("(absent)".into(), sb)
+                    ),
+                ));
+            }
+        }
+    }
+}
+
 /// Every positional `$set` / `$unset` of B through a sub-document with an
 /// `_id` must land on the sub-document B loaded there: the element at that
 /// position just before B's save must have the `_id` B loaded at it.
@@ -1836,6 +2125,15 @@ async fn check_saved<S: Shape>(
             both(),
         ));
     }
+    if let Some(v) = raw
+        .get(VERSION_KEY)
+        .filter(|v| !matches!(v, Bson::Int32(_)))
+    {
+        return Err(cx.fail(
+            format!("{who}: the stored version is no longer an Int32"),
+            format!("stored {v:?}\n  {}", both()),
+        ));
+    }
     let stored_version = as_i64(raw.get(VERSION_KEY));
     if stored_version != doc.version() {
         return Err(cx.fail(
@@ -1873,7 +2171,25 @@ async fn save_single<S: Shape>(
     doc: &mut Doc<S>,
     who: &str,
 ) -> Result<BsonDocument, Failure> {
-    mutate_some(cx, rng, &mut **doc, who);
+    save_single_as(cx, rng, model, id, doc, who, false).await
+}
+
+/// [`save_single`]; `in_place`: the change is the shape's
+/// [`edit_in_place`](Shape::edit_in_place) (random changes when it has
+/// none).
+async fn save_single_as<S: Shape>(
+    cx: &mut Ctx,
+    rng: &mut Rng,
+    model: &Model<S>,
+    id: &Bson,
+    doc: &mut Doc<S>,
+    who: &str,
+    in_place: bool,
+) -> Result<BsonDocument, Failure> {
+    match in_place.then(|| doc.edit_in_place(rng)).flatten() {
+        Some(d) => cx.log(format!("{who} changes: {d}")),
+        None => mutate_some(cx, rng, &mut **doc, who),
+    }
     let changes = doc.changes();
     cx.log(format!("{who} sends: {}", show_changes(&changes)));
     cx.step += 1;
@@ -1980,17 +2296,27 @@ async fn history<S: Shape>(model: Model<S>, seed: u64) -> Result<(), Failure> {
             }
             continue;
         }
-        cx.log(format!("round {round}: two copies, B goes stale"));
+        // The stale-rewrite pattern (issue 21): A edits in place, B
+        // (loaded before) rewrites the same containers.
+        let pattern = rng.chance(30);
+        cx.log(format!(
+            "round {round}: two copies, B goes stale{}",
+            if pattern { " (stale rewrite)" } else { "" }
+        ));
         let pre_a = raw_stored(model, &id).await.expect("stored");
         let mut a = load(&cx, model, &id, "A").await?;
         let mut b = load(&cx, model, &id, "B").await?;
         let orig = ser(&*b);
         let mut pre_b = pre_a.clone();
-        for _ in 0..1 + usize::from(rng.chance(25)) {
-            pre_b = save_single(&mut cx, &mut rng, model, &id, &mut a, "A").await?;
+        for n in 0..1 + usize::from(rng.chance(25)) {
+            let in_place = pattern && n == 0;
+            pre_b = save_single_as(&mut cx, &mut rng, model, &id, &mut a, "A", in_place).await?;
         }
         let a_doc = ser(&*a);
-        mutate_some(&mut cx, &mut rng, &mut *b, "B");
+        match pattern.then(|| b.rewrite(&mut rng)).flatten() {
+            Some(d) => cx.log(format!("B changes: {d}")),
+            None => mutate_some(&mut cx, &mut rng, &mut *b, "B"),
+        }
         let b_changes = b.changes();
         let b_version = b.version();
         let b_doc = ser(&*b);
@@ -2117,6 +2443,7 @@ async fn history<S: Shape>(model: Model<S>, seed: u64) -> Result<(), Failure> {
                 let mut errs = Vec::new();
                 if let Some((_, update)) = &b_changes {
                     check_positional(&orig, &pre_b, update, &mut errs);
+                    check_rewrites(&pre_a, &pre_b, update, &mut errs);
                 }
                 let mut keys: Vec<&String> = orig
                     .keys()
@@ -2337,6 +2664,12 @@ async fn random_arrays_of_arrays() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn random_option_id() {
     run::<OptionId>().await;
+}
+
+/// Issue 21: documents in Mongoose's shape, their `__v` an Int32 kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_mongoose_documents() {
+    run::<MongoosePost>().await;
 }
 
 // ---------------------------------------------------------------------------

@@ -232,15 +232,21 @@ impl<T: Document> Doc<T> {
         } else if plan.effect.bump && key.is_some() {
             self.version = Some(self.version.unwrap_or(0) + 1);
         }
-        // What this copy knew was stored before the save: `base` where it
-        // differs from the snapshot, else the snapshot itself.
-        let (mut missing, prior) = match std::mem::replace(&mut self.tracked, Tracked::New) {
+        let (mut missing, base) = match std::mem::replace(&mut self.tracked, Tracked::New) {
             Tracked::Snapshot {
                 missing,
                 base,
                 snapshot,
                 ..
-            } => (missing, Some(base.unwrap_or(snapshot))),
+            } => {
+                // A key the update adds to a sub-document lands at its end
+                // on the server, wherever the value serializes it: the
+                // stored form then differs from the new snapshot.
+                let base = base.or_else(|| {
+                    crate::guard::rewrite::adds_keys(&snapshot, &plan.changes).then_some(snapshot)
+                });
+                (missing, base)
+            }
             _ => (Missing::new(), None),
         };
         diff::settle_missing(&mut missing, &plan.changes);
@@ -251,15 +257,8 @@ impl<T: Document> Doc<T> {
             }
             None => plan.current,
         };
-        // The server applies the update to what was stored, so a key it adds
-        // to an embedded document goes last, wherever the value serializes
-        // it: follow the update on `prior`, not the new serialization.
-        let base = match prior {
-            Some(prior) if !inserted => {
-                crate::guard::rewrite::advance(&prior, &plan.changes, &snapshot)
-            }
-            _ => None,
-        };
+        let base =
+            base.and_then(|base| crate::guard::rewrite::advance(&base, &plan.changes, &snapshot));
         self.tracked = Tracked::Snapshot {
             id,
             snapshot,

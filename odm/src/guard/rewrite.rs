@@ -25,8 +25,9 @@ use mongodb::bson::{doc, Bson, Document};
 use crate::diff::{lookup, Change, Op};
 use crate::error::Error;
 
-/// One rewrite guard: a dotted path and the value this copy loaded there.
-pub(crate) type Rewrite = (String, Bson);
+/// One rewrite guard: a dotted path and the value this copy loaded there
+/// (`None`: the field was absent, and the change sets it whole).
+pub(crate) type Rewrite = (String, Option<Bson>);
 
 /// Whether `change` writes a whole new value, or absence, at its path
 /// (rather than appending to, pulling from, or writing under it).
@@ -41,9 +42,11 @@ fn replaces(change: &Change) -> bool {
 /// The rewrite guards of `changes`: for each change that replaces a
 /// document or an array this copy loaded (in `loaded`, the stored document
 /// as this copy last knew it), that value. A change whose path held a
-/// scalar, null or nothing replaces nothing another copy could have
-/// edited in place: it gets no guard. Fields in `skip` (`skip_versioning`)
-/// are left out, as they are left out of versioning.
+/// scalar or null replaces nothing another copy could have edited in
+/// place: it gets no guard. A field set whole because the stored document
+/// lacked it ([`Op::Whole`]) requires it still absent: another copy may
+/// have set it and a third edited under it since. Fields in `skip`
+/// (`skip_versioning`) are left out, as they are left out of versioning.
 pub(crate) fn guards(
     changes: &[Change],
     loaded: &RawDocument,
@@ -54,20 +57,26 @@ pub(crate) fn guards(
         .iter()
         .filter(|c| replaces(c) && !skip.contains(&c.field()))
     {
-        if let Some((value, _)) = lookup(loaded.as_bytes(), &c.path)? {
-            if value.is_document() || value.is_array() {
-                out.push((c.path.clone(), value.decode()?));
+        match lookup(loaded.as_bytes(), &c.path)? {
+            Some((value, _)) if value.is_document() || value.is_array() => {
+                out.push((c.path.clone(), Some(value.decode()?)));
             }
+            None if c.op == Op::Whole => out.push((c.path.clone(), None)),
+            _ => {}
         }
     }
     Ok(out)
 }
 
-/// Adds `{path: {$eq: loaded}}` per guard to `filter` (inside an `$and`
-/// when the filter already has a term on that path).
+/// Adds `{path: {$eq: loaded}}` (or `{path: {$exists: false}}`) per guard
+/// to `filter` (inside an `$and` when the filter already has a term on
+/// that path).
 pub(crate) fn add(filter: &mut Document, guards: &[Rewrite]) {
     for (path, loaded) in guards {
-        let term = doc! { "$eq": loaded.clone() };
+        let term = match loaded {
+            Some(loaded) => doc! { "$eq": loaded.clone() },
+            None => doc! { "$exists": false },
+        };
         if !filter.contains_key(path) {
             filter.insert(path.clone(), term);
             continue;
@@ -109,6 +118,17 @@ pub(crate) fn advance(
     }
     let advanced = RawDocumentBuf::from_document(&doc).ok()?;
     (advanced.as_bytes() != current.as_bytes()).then_some(advanced)
+}
+
+/// Whether a save of `changes` over `loaded` adds a key to a sub-document
+/// (a `$set` of a dotted path `loaded` lacks): the server appends it, so
+/// the stored field order may differ from the value's.
+pub(crate) fn adds_keys(loaded: &RawDocument, changes: &[Change]) -> bool {
+    changes.iter().any(|c| {
+        matches!(c.op, Op::Set | Op::Whole)
+            && c.path.contains('.')
+            && matches!(lookup(loaded.as_bytes(), &c.path), Ok(None))
+    })
 }
 
 /// The value at a dotted path (array elements by index), mutably.

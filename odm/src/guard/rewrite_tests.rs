@@ -2,13 +2,13 @@
 
 use mongodb::bson::{bson, doc, rawdoc, Bson};
 
-use super::{add, advance, guards};
+use super::{add, adds_keys, advance, guards};
 use crate::diff::{diff, Change, Op};
 
 fn guards_of(
     old: &mongodb::bson::RawDocumentBuf,
     new: &mongodb::bson::RawDocumentBuf,
-) -> Vec<(String, Bson)> {
+) -> Vec<(String, Option<Bson>)> {
     let changes = diff(old, new).unwrap();
     guards(&changes, old, &[]).unwrap()
 }
@@ -20,7 +20,7 @@ fn a_whole_array_set_requires_the_array_it_loaded() {
     let new = rawdoc! { "tags": ["b", "b", "c", "c", "d"], "n": 1 };
     assert_eq!(
         guards_of(&old, &new),
-        vec![("tags".to_string(), bson!(["c", "b", "b", "c", "d"]))]
+        vec![("tags".to_string(), Some(bson!(["c", "b", "b", "c", "d"])))]
     );
     let mut filter = doc! { "_id": 1, "__v": 0 };
     add(&mut filter, &guards_of(&old, &new));
@@ -64,7 +64,7 @@ fn removing_or_replacing_a_document_requires_the_one_loaded() {
         let old = rawdoc! { "p": { "x": 1, "y": [1, 2] } };
         assert_eq!(
             guards_of(&old, &new),
-            vec![("p".to_string(), p.clone())],
+            vec![("p".to_string(), Some(p.clone()))],
             "-> {new:?}"
         );
     }
@@ -73,7 +73,7 @@ fn removing_or_replacing_a_document_requires_the_one_loaded() {
     let new = rawdoc! { "c": [{ "_id": 1, "t": "a" }, null] };
     assert_eq!(
         guards_of(&old, &new),
-        vec![("c.1".to_string(), bson!({ "_id": 2, "t": "b" }))]
+        vec![("c.1".to_string(), Some(bson!({ "_id": 2, "t": "b" })))]
     );
 }
 
@@ -83,7 +83,7 @@ fn a_map_saved_whole_requires_the_map_loaded() {
     let new = rawdoc! { "m": { "k": 1, "a.b": 2 } };
     assert_eq!(
         guards_of(&old, &new),
-        vec![("m".to_string(), bson!({ "k": 1 }))]
+        vec![("m".to_string(), Some(bson!({ "k": 1 })))]
     );
 }
 
@@ -96,7 +96,7 @@ fn the_guard_compares_with_the_stored_bytes_not_the_model() {
         guards(&changes, &stored, &[]).unwrap(),
         vec![(
             "tags".to_string(),
-            bson!([{ "_id": 1, "t": "a", "extra": true }])
+            Some(bson!([{ "_id": 1, "t": "a", "extra": true }]))
         )]
     );
     // skip_versioning fields are left out.
@@ -104,9 +104,23 @@ fn the_guard_compares_with_the_stored_bytes_not_the_model() {
 }
 
 #[test]
+fn a_field_set_whole_because_it_was_missing_requires_it_still_absent() {
+    let stored = rawdoc! { "n": 1 };
+    let changes = vec![Change::new(Op::Whole, "p".into(), bson!({ "x": 1 }), false)];
+    let guards = guards(&changes, &stored, &[]).unwrap();
+    assert_eq!(guards, vec![("p".to_string(), None)]);
+    let mut filter = doc! { "_id": 1, "__v": 0 };
+    add(&mut filter, &guards);
+    assert_eq!(
+        filter,
+        doc! { "_id": 1, "__v": 0, "p": { "$exists": false } }
+    );
+}
+
+#[test]
 fn a_second_guard_on_one_path_goes_into_and() {
     let mut filter = doc! { "_id": 1, "p": { "$type": ["object", "array"] } };
-    add(&mut filter, &[("p".to_string(), bson!({ "x": 1 }))]);
+    add(&mut filter, &[("p".to_string(), Some(bson!({ "x": 1 })))]);
     assert_eq!(
         filter,
         doc! {
@@ -153,4 +167,21 @@ fn the_base_follows_the_saves() {
         advance(&base, &changes, &current).unwrap(),
         rawdoc! { "c": [null, { "t": "b", "x": 2 }], "n": 1 }
     );
+}
+
+#[test]
+fn a_key_added_under_a_document_is_appended_by_the_server() {
+    let loaded = rawdoc! { "p": { "x": 1, "z": 3 } };
+    let added = vec![Change::new(Op::Set, "p.y".into(), bson!(2), false)];
+    assert!(adds_keys(&loaded, &added));
+    // The value puts `y` between `x` and `z`; the server appends it.
+    let current = rawdoc! { "p": { "x": 1, "y": 2, "z": 3 } };
+    assert_eq!(
+        advance(&loaded, &added, &current).unwrap(),
+        rawdoc! { "p": { "x": 1, "z": 3, "y": 2 } }
+    );
+    let replaced = vec![Change::new(Op::Set, "p.x".into(), bson!(5), false)];
+    assert!(!adds_keys(&loaded, &replaced));
+    let top = vec![Change::new(Op::Set, "q".into(), bson!(5), false)];
+    assert!(!adds_keys(&loaded, &top));
 }
