@@ -150,8 +150,13 @@ pub(crate) fn ser_text(
                 hidden(n, f)?;
                 write!(f, " is larger than BSON's largest integer ({})", i64::MAX)
             }
-            kind => match &e.message {
-                Some(message) => f.write_str(message),
+            kind => match e.message.as_deref() {
+                Some(message) => match message.strip_prefix("invalid document key type: ") {
+                    Some(kind) => {
+                        write!(f, "a map key must serialize as a string, not as {kind}")
+                    }
+                    None => f.write_str(message),
+                },
                 None => kind.fmt(f),
             },
         }
