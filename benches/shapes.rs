@@ -20,16 +20,27 @@
 //! points at a closed port.
 
 mod common;
+#[path = "common/memory.rs"]
+mod memory;
 
 use std::hint::black_box;
 
 use common::apply::check_save;
+use common::floor::{counter_request, lsid, update_one_bytes};
 use common::harness::{measure, print, Plan, Row};
 use common::large::{bench_growth, growth, Large};
 use common::{article, comment, small, stored, Article, Comment, Rng, Small};
 use odm::bson::raw::RawDocumentBuf;
 use odm::bson::Document as BsonDocument;
 use odm::prelude::*;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+#[global_allocator]
+static ALLOC: memory::Counting = memory::Counting;
+
+/// Bytes held per value, as `(shape, row, bytes)`.
+type Held = Vec<(&'static str, &'static str, usize)>;
 
 /// A loaded document whose `counter` is set to a non-zero value.
 fn counter_value(i: u64) -> i32 {
@@ -54,6 +65,127 @@ where
     set(&mut doc, 7);
     let update = check_save("save_build_scalar", raw, doc.changes(), &*doc);
     assert_eq!(update, counter_update(7));
+}
+
+/// The floor rows (`common/floor.rs`) of `value`, stored as `raw`, whose
+/// `save_build_scalar` sends what [`counter_request`] builds, and the
+/// memory rows of it: a tracked `Doc` as loaded (holding the stored bytes)
+/// and after its first change (holding the snapshot), and a plain `T`.
+fn bench_floor<T>(
+    plan: &Plan,
+    out: &mut Vec<Row>,
+    held: &mut Held,
+    shape: &'static str,
+    model: &Model<T>,
+    value: &T,
+    set: impl Fn(&mut T, i32),
+) where
+    T: Document + Serialize + DeserializeOwned + PartialEq + std::fmt::Debug,
+{
+    let raw = &stored(value);
+    let id = odm::bson::to_document(value)
+        .unwrap()
+        .get("_id")
+        .unwrap()
+        .clone();
+    let mut doc = model.hydrate(raw).unwrap();
+    set(&mut doc, 7);
+    assert_eq!(
+        doc.changes(),
+        Some(counter_request(&id, 0, 7)),
+        "the driver row sends what odm sends"
+    );
+    let decoded: T = odm::bson::from_slice(raw.as_bytes()).unwrap();
+    assert!(decoded == *value, "bson decodes the stored value");
+
+    measure(plan, out, shape, "floor_ser", |_| {
+        black_box(odm::bson::to_vec(black_box(value)).unwrap());
+    });
+    measure(plan, out, shape, "floor_ser_raw", |_| {
+        black_box(odm::bson::to_raw_document_buf(black_box(value)).unwrap());
+    });
+    measure(plan, out, shape, "floor_de", |_| {
+        black_box(odm::bson::from_slice::<T>(black_box(raw.as_bytes())).unwrap());
+    });
+    let session = lsid();
+    measure(plan, out, shape, "floor_update_one", |i| {
+        let (filter, update) = counter_request(black_box(&id), 0, counter_value(i));
+        black_box(update_one_bytes(
+            "odm_bench",
+            "bench",
+            &filter,
+            &update,
+            &session,
+        ));
+    });
+
+    if plan.wants(&format!("{shape} memory")) {
+        let n = if shape == "L" { 20 } else { 500 };
+        held.push((shape, "stored_bytes", raw.as_bytes().len()));
+        held.push((
+            shape,
+            "doc_loaded",
+            memory::held(n, || model.hydrate(raw).unwrap()),
+        ));
+        let changed = memory::held(n, || {
+            let mut doc = model.hydrate(raw).unwrap();
+            set(&mut doc, 7);
+            doc
+        });
+        held.push((shape, "doc_changed", changed));
+        let plain = || odm::bson::from_slice::<T>(raw.as_bytes()).unwrap();
+        held.push((shape, "plain_value", memory::held(n, plain)));
+    }
+}
+
+/// `odm / floor` for each row that has a floor, then the memory rows.
+fn print_floors(rows: &[Row], held: &Held) {
+    const PAIRS: [(&str, &str); 5] = [
+        ("load", "floor_de"),
+        ("save_build_scalar", "floor_ser"),
+        ("save_build_scalar", "floor_ser_raw"),
+        ("save_build_scalar", "floor_update_one"),
+        ("delta_scalar", "floor_ser"),
+    ];
+    let find = |shape: &str, row: &str| {
+        rows.iter()
+            .find(|r| r.shape == shape && r.row == row)
+            .map(Row::ns)
+    };
+    let mut lines = Vec::new();
+    for shape in ["S", "M", "L"] {
+        for (odm_row, floor_row) in PAIRS {
+            if let (Some(a), Some(b)) = (find(shape, odm_row), find(shape, floor_row)) {
+                lines.push((shape, odm_row, floor_row, a, b));
+            }
+        }
+    }
+    if !lines.is_empty() {
+        println!();
+        println!("| shape | odm row | floor row | odm ns | floor ns | odm / floor |");
+        println!("|---|---|---|---:|---:|---:|");
+        for (shape, a_row, b_row, a, b) in &lines {
+            println!(
+                "| {shape} | {a_row} | {b_row} | {a:.0} | {b:.0} | {:.2} |",
+                a / b
+            );
+        }
+    }
+    if !held.is_empty() {
+        println!();
+        println!("| shape | held | bytes per value |");
+        println!("|---|---|---:|");
+        for (shape, row, bytes) in held {
+            println!("| {shape} | {row} | {bytes} |");
+        }
+    }
+    println!();
+    for (shape, a_row, b_row, a, b) in &lines {
+        println!("RATIO {shape} {a_row}/{b_row} {:.2}", a / b);
+    }
+    for (shape, row, bytes) in held {
+        println!("MEM {shape} {row} {bytes}");
+    }
 }
 
 fn bench_small(plan: &Plan, out: &mut Vec<Row>, model: &Model<Small>, value: &Small) {
@@ -144,6 +276,7 @@ fn main() {
         ];
 
         let mut rows = Vec::new();
+        let mut held = Held::new();
         if plan.quick {
             eprintln!("odm shapes bench, quick mode (ODM_BENCH_QUICK): a few ops per row");
         } else {
@@ -152,12 +285,19 @@ fn main() {
                 plan.runs, plan.min_run
             );
         }
-        bench_small(&plan, &mut rows, &Small::model(&db), &s);
+        let smalls = Small::model(&db);
+        bench_small(&plan, &mut rows, &smalls, &s);
+        let set_small = |d: &mut Small, n| d.counter = n;
+        bench_floor(&plan, &mut rows, &mut held, "S", &smalls, &s, set_small);
         let articles = Article::model(&db);
+        let set_article = |d: &mut Article, n| d.counter = n;
         bench_article(&plan, &mut rows, "M", &articles, &m, &extra);
+        bench_floor(&plan, &mut rows, &mut held, "M", &articles, &m, set_article);
         bench_article(&plan, &mut rows, "L", &articles, &l, &extra);
+        bench_floor(&plan, &mut rows, &mut held, "L", &articles, &l, set_article);
         bench_growth(&plan, &mut rows, &Large::model(&db));
         print(&rows, &sizes, &growth(plan.quick));
+        print_floors(&rows, &held);
 
         client.shutdown().await;
     });

@@ -96,8 +96,15 @@ async fn inserts_then_updates_keeping_insert_only_fields() {
     assert!(second.updated_at > first.updated_at);
     assert_eq!(
         second.version(),
-        Some(0),
-        "an upsert that updates does not bump"
+        Some(1),
+        "an upsert that updates bumps the version"
+    );
+    assert_eq!(stored(&users, "a@b.c").await.get_i32("__v").unwrap(), 1);
+    assert!(
+        !stored(&users, "a@b.c")
+            .await
+            .contains_key("__odm_upserting"),
+        "the insert marker is not stored"
     );
     assert_eq!(users.count(doc! {}).await.unwrap(), 1);
 
@@ -189,8 +196,11 @@ async fn concurrent_first_requests_create_one_user() {
                 "updated_at stamped by this call"
             );
             assert_eq!(user.plan, "free");
-            assert_eq!(user.version(), Some(0));
         }
+        // Every call's own write: the insert stored 0, each update bumped.
+        let versions: HashSet<i64> = results.iter().map(|r| r.3.version().unwrap()).collect();
+        assert_eq!(versions.len(), 50, "each call left its own version");
+        assert!(versions.contains(&0), "one call inserted");
         let raw = stored(&users, &email).await;
         assert_eq!(raw.get_datetime("createdAt").unwrap(), &created);
         let last = raw.get_datetime("updatedAt").unwrap();
@@ -199,7 +209,8 @@ async fn concurrent_first_requests_create_one_user() {
             .any(|r| r.3.updated_at.as_ref() == Some(last)));
         // The call that inserted wrote equal times.
         assert!(results.iter().any(|r| r.3.updated_at == Some(created)));
-        assert_eq!(raw.get_i32("__v").unwrap(), 0);
+        let max = *versions.iter().max().unwrap();
+        assert_eq!(i64::from(raw.get_i32("__v").unwrap()), max);
 
         let sent = m.monitor.named("findAndModify");
         let failed: Vec<_> = sent.iter().filter(|s| s.failed()).collect();

@@ -51,9 +51,10 @@ async fn raw<T: odm::Document>(model: &Model<T>, filter: BsonDocument) -> Vec<Bs
 }
 
 /// A first upsert (an insert) and a second (an update of the stored user).
-/// The upsert's writes are idempotent (`$set`, `$setOnInsert`), so whether
-/// or not the failed one landed, its retry ends in the intended state, and
-/// the unique index keeps it one document.
+/// The upsert's data writes are idempotent (`$set`, `$setOnInsert`), so
+/// whether or not the failed one landed, its retry ends in the intended
+/// state, and the unique index keeps it one document. The version counts
+/// the writes that landed: 0 for the insert, one more per update.
 #[tokio::test]
 async fn upsert_under_each_fault() {
     let Some(m) = Monitored::with_fail_points("upsert").await else {
@@ -74,7 +75,8 @@ async fn upsert_under_each_fault() {
         assert_eq!(stored.len(), usize::from(fault.applies()), "{fault:?}");
         let first = upsert("free", 1).await.unwrap();
         assert_eq!((first.plan.as_str(), first.visits), ("free", 1));
-        assert_eq!(first.version(), Some(0));
+        let landed_before = i64::from(fault.applies());
+        assert_eq!(first.version(), Some(landed_before), "{fault:?}");
 
         m.failing("findAndModify", fault, upsert("pro", 2)).await;
         let visits = if fault.applies() { 2 } else { 1 };
@@ -85,11 +87,20 @@ async fn upsert_under_each_fault() {
         assert_eq!(second.id, first.id);
         assert_eq!((second.plan.as_str(), second.visits), ("free", 2));
         let stored = raw(&users, doc! { "email": &email }).await;
-        assert_eq!(
-            stored,
-            [doc! { "_id": first.id, "email": &email, "__v": 0, "plan": "free", "visits": 2_i64 }],
-            "{fault:?}"
-        );
+        let version = landed_before + 1 + i64::from(fault.applies());
+        assert_eq!(second.version(), Some(version), "{fault:?}");
+        let mut stored = stored;
+        let mut stored = stored.remove(0);
+        let stored_version = stored
+            .remove("__v")
+            .and_then(|v| odm::bson::from_bson::<i64>(v).ok());
+        assert_eq!(stored_version, Some(version), "{fault:?}");
+        let mut expected =
+            doc! { "_id": first.id, "email": &email, "plan": "free", "visits": 2_i64 };
+        for (k, v) in &stored {
+            assert_eq!(expected.remove(k).as_ref(), Some(v), "{fault:?}: {k}");
+        }
+        assert!(expected.is_empty(), "{fault:?}: missing {expected:?}");
     }
     m.finish().await;
 }

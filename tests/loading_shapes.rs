@@ -268,7 +268,8 @@ async fn a_version_that_is_no_non_negative_integer_is_refused_by_every_loader() 
             .unwrap()
             .unwrap();
         assert_refused(items.hydrate(&raw), id, found);
-        // upsert does not bump the version of an existing document.
+        // upsert bumps only a well-formed version: a malformed one is left
+        // for the loader to refuse.
         assert_refused(
             items
                 .upsert(doc! { "_id": id })

@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each bench binary uses a different part
 
 pub mod apply;
+pub mod floor;
 pub mod harness;
 pub mod large;
 

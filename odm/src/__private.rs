@@ -10,6 +10,7 @@ pub use crate::index::spec::{Condition, IndexSpec, PartialOp, PartialValue, Term
 pub use crate::insert_id::set_id;
 pub use crate::meta::{Concurrency, Meta, Timestamps, Versioning};
 pub use crate::timestamps::TimestampField;
+pub use crate::typed::Projection;
 pub use crate::validate;
 pub use core;
 pub use mongodb::bson::{Bson, DateTime};

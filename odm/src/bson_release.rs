@@ -48,6 +48,14 @@ pub(crate) fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T
     return mongodb::bson::deserialize_from_slice(bytes);
 }
 
+/// `value` as a `Bson`, by bson's own serializer.
+pub(crate) fn to_bson<T: Serialize + ?Sized>(value: &T) -> Result<Bson, SerError> {
+    #[cfg(not(feature = "bson-3"))]
+    return mongodb::bson::to_bson(value);
+    #[cfg(feature = "bson-3")]
+    return mongodb::bson::serialize_to_bson(value);
+}
+
 /// A value read from a `Bson`.
 pub(crate) fn from_bson<T: DeserializeOwned>(value: Bson) -> Result<T, DeError> {
     #[cfg(not(feature = "bson-3"))]

@@ -7,6 +7,7 @@ use mongodb::bson::{Bson, Document as BsonDocument};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use crate::checked_read;
 use crate::diff::raw_error;
 use crate::document::Document;
 use crate::error::{DeserializeError, Error};
@@ -77,14 +78,27 @@ pub(crate) fn load<T: Document>(
 ) -> Result<Loaded<T>, Error> {
     let raw: &RawDocument = &stored;
     let key = T::__odm_meta().versioning.key;
-    let version = version_key::read(raw, key).map_err(|message| {
+    let version_error = |message| {
         Error::Deserialize(Box::new(DeserializeError {
             collection: collection.to_string(),
             id: read_id(raw).unwrap_or(Bson::Null),
             path: key.unwrap_or_default().to_string(),
             message,
         }))
-    })?;
+    };
+    // The fast path first: a document it decodes is well formed, so its
+    // version and id are read by one plain walk (`checked_read`), with
+    // the same results and errors as below.
+    if let Some(value) = crate::rawde::from_slice::<T>(raw.as_bytes(), key) {
+        let version = checked_read::version(raw, key).map_err(version_error)?;
+        return Ok(Loaded {
+            value,
+            id: checked_read::id(raw)?,
+            version,
+            stored,
+        });
+    }
+    let version = version_key::read(raw, key).map_err(version_error)?;
     let value: T = match decode(raw, key) {
         Ok(value) => value,
         Err((hidden, e)) => return Err(deserialize_error::<T>(&hidden, collection, e.to_string())),
@@ -117,7 +131,11 @@ pub(crate) fn decode<'a, T: DeserializeOwned>(
 /// The slow path, taken only on failure: decode again while tracking the
 /// path, so the error names the failing field.
 #[cold]
-fn deserialize_error<T: Document>(raw: &RawDocument, collection: &str, fast: String) -> Error {
+pub(crate) fn deserialize_error<T: DeserializeOwned>(
+    raw: &RawDocument,
+    collection: &str,
+    fast: String,
+) -> Error {
     let id = read_id(raw).unwrap_or(Bson::Null);
     let (mut path, message) = match BsonDocument::try_from(raw) {
         Ok(doc) => {

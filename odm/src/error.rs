@@ -11,6 +11,7 @@ use std::fmt;
 use mongodb::bson::Bson;
 
 mod app;
+mod batch;
 mod driver;
 mod duplicate;
 mod kinds;
@@ -20,6 +21,8 @@ mod validation;
 mod values;
 
 pub use app::ApplicationError;
+pub use batch::{BatchError, BatchRefusal};
+
 pub(crate) use driver::{from_driver, may_have_applied, Cause, Described};
 pub(crate) use duplicate::complete_insert;
 pub use kinds::{DeserializeError, DuplicateKeyError, HookError, NotFoundError, ShardKeyError};
@@ -81,6 +84,9 @@ pub enum Error {
     /// runs (a transaction, `update_with_retry`, a hook's reason is
     /// [`Error::Hook`]): see [`Error::application`]. Never retried.
     Application(Box<ApplicationError>),
+    /// A batch of `bulk_save` / `insert_many` was refused before anything
+    /// was sent (a `_id` given twice, a `Doc` of another collection).
+    Batch(Box<BatchError>),
     /// Any other error from the MongoDB driver.
     Driver(mongodb::error::Error),
 }
@@ -104,6 +110,7 @@ impl fmt::Display for Error {
             Error::ShardKey(e) => e.fmt(f),
             Error::Hook(e) => e.fmt(f),
             Error::Application(e) => e.fmt(f),
+            Error::Batch(e) => e.fmt(f),
             Error::Driver(e) => driver::describe(e, f),
         }
     }
@@ -128,6 +135,7 @@ impl std::error::Error for Error {
             Error::ShardKey(e) => e.source(),
             Error::Hook(e) => e.source(),
             Error::Application(e) => e.source(),
+            Error::Batch(e) => e.source(),
             Error::Driver(e) => Some(e),
         }
     }

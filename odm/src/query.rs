@@ -33,32 +33,35 @@ impl<T: Document> Model<T> {
         self.find_one(doc! { "_id": id.into() })
     }
 
-    /// The first document matching `filter`, if any.
-    pub fn find_one(&self, filter: BsonDocument) -> FindOne<'_, T> {
+    /// The first document matching `filter` (a `bson::Document` or a
+    /// typed [`Filter`](crate::typed::Filter)), if any.
+    pub fn find_one(&self, filter: impl Into<BsonDocument>) -> FindOne<'_, T> {
         FindOne {
             model: self,
-            filter,
+            filter: filter.into(),
             sort: None,
             session: None,
         }
     }
 
-    /// Every document matching `filter`: awaited, a `Vec`; or one at a
+    /// Every document matching `filter` (a `bson::Document` or a typed
+    /// [`Filter`](crate::typed::Filter)): awaited, a `Vec`; or one at a
     /// time with [`stream`](Find::stream).
-    pub fn find(&self, filter: BsonDocument) -> Find<'_, T> {
+    pub fn find(&self, filter: impl Into<BsonDocument>) -> Find<'_, T> {
         Find {
             model: self,
-            filter,
+            filter: filter.into(),
             options: FindOptions::default(),
             session: None,
         }
     }
 
-    /// How many documents match `filter`.
-    pub fn count(&self, filter: BsonDocument) -> Count<'_, T> {
+    /// How many documents match `filter` (a `bson::Document` or a typed
+    /// [`Filter`](crate::typed::Filter)).
+    pub fn count(&self, filter: impl Into<BsonDocument>) -> Count<'_, T> {
         Count {
             model: self,
-            filter,
+            filter: filter.into(),
             session: None,
         }
     }
@@ -103,9 +106,10 @@ pub struct FindOne<'a, T: Document> {
 }
 
 impl<'a, T: Document> FindOne<'a, T> {
-    /// Which document is first when several match.
-    pub fn sort(mut self, sort: BsonDocument) -> Self {
-        self.sort = Some(sort);
+    /// Which document is first when several match (a `bson::Document` or
+    /// a typed [`Sort`](crate::typed::Sort)).
+    pub fn sort(mut self, sort: impl Into<BsonDocument>) -> Self {
+        self.sort = Some(sort.into());
         self
     }
 
@@ -143,16 +147,17 @@ impl<'a, T: Document> IntoFuture for FindOne<'a, T> {
 /// document, or call [`stream`](Find::stream) to read them one at a time.
 #[must_use = "nothing is read until it is awaited"]
 pub struct Find<'a, T: Document> {
-    model: &'a Model<T>,
-    filter: BsonDocument,
-    options: FindOptions,
-    session: Option<&'a mut ClientSession>,
+    pub(crate) model: &'a Model<T>,
+    pub(crate) filter: BsonDocument,
+    pub(crate) options: FindOptions,
+    pub(crate) session: Option<&'a mut ClientSession>,
 }
 
 impl<'a, T: Document> Find<'a, T> {
-    /// The order of the results.
-    pub fn sort(mut self, sort: BsonDocument) -> Self {
-        self.options.sort = Some(sort);
+    /// The order of the results (a `bson::Document` or a typed
+    /// [`Sort`](crate::typed::Sort)).
+    pub fn sort(mut self, sort: impl Into<BsonDocument>) -> Self {
+        self.options.sort = Some(sort.into());
         self
     }
 
@@ -202,26 +207,31 @@ impl<'a, T: Document> Find<'a, T> {
     /// until it is dropped.
     pub fn stream(self) -> BoxFuture<'a, Result<FindStream<'a, T>>> {
         Box::pin(async move {
-            let Find {
-                model,
-                filter,
-                options,
-                session,
-            } = self;
-            let log = Command::new(model.name(), "find").filter(&filter);
-            let action = model.raw_collection().find(filter).with_options(options);
-            let source = match session {
-                Some(s) => {
-                    let cursor = log.send(async { action.session(&mut *s).await }).await;
-                    let cursor = cursor.map_err(|e| from_driver(e, model.name()))?;
-                    Source::Session(cursor, s)
-                }
-                None => {
-                    let cursor = log.send(action).await;
-                    Source::Plain(cursor.map_err(|e| from_driver(e, model.name()))?)
-                }
-            };
-            Ok(FindStream::new(model, source))
+            let model = self.model;
+            Ok(FindStream::new(model, self.open().await?))
+        })
+    }
+
+    /// Sends the query: the cursor of its raw documents.
+    pub(crate) async fn open(self) -> Result<Source<'a>> {
+        let Find {
+            model,
+            filter,
+            options,
+            session,
+        } = self;
+        let log = Command::new(model.name(), "find").filter(&filter);
+        let action = model.raw_collection().find(filter).with_options(options);
+        Ok(match session {
+            Some(s) => {
+                let cursor = log.send(async { action.session(&mut *s).await }).await;
+                let cursor = cursor.map_err(|e| from_driver(e, model.name()))?;
+                Source::Session(cursor, s)
+            }
+            None => {
+                let cursor = log.send(action).await;
+                Source::Plain(cursor.map_err(|e| from_driver(e, model.name()))?)
+            }
         })
     }
 

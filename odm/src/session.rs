@@ -8,7 +8,7 @@
 use std::future::IntoFuture;
 
 use mongodb::action::{
-    CountDocuments, Delete, FindOne, FindOneAndUpdate, InsertOne, RunCommand, Update,
+    CountDocuments, Delete, Distinct, FindOne, FindOneAndUpdate, InsertOne, RunCommand, Update,
 };
 use mongodb::ClientSession;
 
@@ -47,6 +47,7 @@ sessioned!(
     Update<'a>,
     Delete<'a>,
     CountDocuments<'a>,
+    Distinct<'a>,
     RunCommand<'a>,
 );
 

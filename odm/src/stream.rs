@@ -38,7 +38,7 @@ pub(crate) enum Source<'a> {
 }
 
 impl Source<'_> {
-    async fn next(&mut self) -> Option<mongodb::error::Result<RawDocumentBuf>> {
+    pub(crate) async fn next(&mut self) -> Option<mongodb::error::Result<RawDocumentBuf>> {
         match self {
             Source::Plain(cursor) => cursor.next().await,
             Source::Session(cursor, session) => cursor.next(session).await,

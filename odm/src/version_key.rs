@@ -12,7 +12,7 @@ use mongodb::bson::raw::{RawBsonRef, RawDocument, RawDocumentBuf};
 
 /// The largest double read as a version: above it not every integer is a
 /// double, and the value could not be incremented exactly.
-const MAX_EXACT_DOUBLE: f64 = 9_007_199_254_740_992.0;
+pub(crate) const MAX_EXACT_DOUBLE: f64 = 9_007_199_254_740_992.0;
 
 /// The stored version under `key`: `None` when there is no key or no such
 /// field. A stored version must be a non-negative integer: an Int32 or

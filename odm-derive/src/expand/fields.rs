@@ -99,7 +99,15 @@ pub fn impl_fields(cont: &Container) -> TokenStream {
 
     let mut markers = TokenStream::new();
     let mut methods = TokenStream::new();
+    // The stored names, for `odm::typed::Projection`: only when no field
+    // is flattened (a flattened map holds every other field).
+    let mut names: Option<Vec<&String>> = Some(Vec::new());
     for field in cont.fields.iter().filter(|f| !f.attrs.serde_skipped) {
+        match (&mut names, field.attrs.flatten) {
+            (Some(_), true) => names = None,
+            (Some(names), false) => names.push(&field.bson_name),
+            (None, _) => {}
+        }
         let name = field.ident;
         let ty = field.ty;
         if field.attrs.flatten {
@@ -140,6 +148,14 @@ pub fn impl_fields(cont: &Container) -> TokenStream {
         where_clause.predicates.push(parse_quote!(#ty: 'static));
     }
     let (impl_generics, ty_generics, where_clause) = fields_generics.split_for_impl();
+    let projection = match names {
+        Some(names) => quote! {
+            impl #impl_generics ::odm::__private::Projection for #ident #ty_generics #where_clause {
+                const FIELDS: &'static [&'static str] = &[#(#names),*];
+            }
+        },
+        None => TokenStream::new(),
+    };
     quote! {
         #markers
 
@@ -162,6 +178,8 @@ pub fn impl_fields(cont: &Container) -> TokenStream {
         impl #impl_generics #f::Fields for #ident #ty_generics #where_clause {
             type Paths<__P: #f::Prefix> = #accessors<__P, #(#args),*>;
         }
+
+        #projection
     }
 }
 

@@ -22,3 +22,4 @@ pub use transaction::{transaction, Transaction};
 pub use upsert::Upsert;
 
 mod upsert;
+mod upsert_pipeline;

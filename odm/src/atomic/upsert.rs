@@ -4,10 +4,10 @@
 use std::future::IntoFuture;
 
 use mongodb::bson::{Bson, Document as BsonDocument};
-use mongodb::options::ReturnDocument;
+use mongodb::options::{ReturnDocument, UpdateModifications};
 use mongodb::ClientSession;
 
-use super::ops;
+use super::{ops, upsert_pipeline};
 use crate::command_log::Command;
 use crate::doc::Doc;
 use crate::document::Document;
@@ -70,12 +70,22 @@ impl<T: Document> Model<T> {
     /// ```
     ///
     /// What the update holds besides `set` / `set_on_insert`:
-    /// - `$setOnInsert: {<version key>: 0}` on a versioned model, so an
-    ///   inserted document starts at version 0 as with `save()`. The filter
-    ///   never carries a version (a stale version would insert a duplicate).
-    ///   An update of an existing document does not bump the version (as
-    ///   Mongoose's `findOneAndUpdate`); use [`claim`](Model::claim) or a
-    ///   save when tracked copies must notice the write.
+    /// - On a versioned model, the version: an inserted document starts at
+    ///   version 0 as with `save()`, and an updated one is bumped (unlike
+    ///   Mongoose's `findOneAndUpdate`), so a tracked copy loaded before the
+    ///   upsert fails its next version-checked save with
+    ///   [`Error::Version`] instead of overwriting the upsert. The operator
+    ///   form cannot do both (`$inc` and `$setOnInsert` of one path), so the
+    ///   upsert is sent as an update pipeline that computes each field with
+    ///   `$cond` on "inserted or updated"; its filter gets one more term,
+    ///   `{__odm_upserting: null}`, which matches every stored document and
+    ///   marks the inserted one while the pipeline runs (it is not stored).
+    ///   The meaning of `set` / `set_on_insert` is the operator form's, but
+    ///   for one case: a dotted path writes into an embedded document, so
+    ///   `tags.3` on an array is refused by the server rather than setting
+    ///   element 3. The filter never carries a version (a stale version
+    ///   would insert a duplicate). An update that writes the version key
+    ///   itself is sent in the operator form, as given.
     /// - With `#[odm(timestamps)]`: `$set: {updatedAt: now}` and
     ///   `$setOnInsert: {createdAt: now}`, unless the update writes them.
     ///
@@ -93,10 +103,10 @@ impl<T: Document> Model<T> {
     /// one inside a session (where the failed write has aborted the
     /// transaction), is returned as [`Error::DuplicateKey`]. Without a unique
     /// index nothing stops two inserts: index the upsert's filter fields.
-    pub fn upsert(&self, filter: BsonDocument) -> Upsert<'_, T> {
+    pub fn upsert(&self, filter: impl Into<BsonDocument>) -> Upsert<'_, T> {
         Upsert {
             model: self,
-            filter,
+            filter: filter.into(),
             set: BsonDocument::new(),
             set_on_insert: BsonDocument::new(),
             session: None,
@@ -143,8 +153,10 @@ impl<'a, T: Document> Upsert<'a, T> {
         self
     }
 
-    /// The update document this upsert sends.
-    fn update(&self) -> BsonDocument {
+    /// What this upsert sends: the operator form, or on a versioned model
+    /// the pipeline form that also bumps the version of an updated
+    /// document (see `upsert_pipeline`).
+    fn update(&self) -> Sent {
         let mut update = BsonDocument::new();
         if !self.set.is_empty() {
             update.insert("$set", self.set.clone());
@@ -153,16 +165,35 @@ impl<'a, T: Document> Upsert<'a, T> {
             update.insert("$setOnInsert", self.set_on_insert.clone());
         }
         timestamps::stamp_update::<T>(&mut update, true);
-        if let Some(key) = T::__odm_meta().versioning.key {
-            if !ops::touches(&update, key) {
-                ops::add(&mut update, "$setOnInsert", key, Bson::Int32(0));
-            }
-        }
         if let Some(token) = self.fence {
             crate::fence::stamp(&mut update, token);
         }
-        update
+        match T::__odm_meta().versioning.key {
+            Some(key) if !ops::touches(&update, key) => {
+                let empty = BsonDocument::new();
+                let part = |op: &str| match update.get(op) {
+                    Some(Bson::Document(d)) => d.clone(),
+                    _ => empty.clone(),
+                };
+                Sent::Pipeline(upsert_pipeline::pipeline(
+                    &part("$set"),
+                    &part("$setOnInsert"),
+                    Some(key),
+                ))
+            }
+            _ => Sent::Operators(update),
+        }
     }
+}
+
+/// The update an upsert sends.
+#[derive(Clone)]
+enum Sent {
+    /// `$set` + `$setOnInsert`: an unversioned model, or an update that
+    /// writes the version key itself.
+    Operators(BsonDocument),
+    /// The pipeline that bumps the version on update and stores 0 on insert.
+    Pipeline(Vec<BsonDocument>),
 }
 
 impl<'a, T: Document> IntoFuture for Upsert<'a, T> {
@@ -183,19 +214,26 @@ async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
         fence,
         ..
     } = upsert;
-    let sent = match fence {
+    let mut sent = match fence {
         Some(token) => crate::fence::filter(filter.clone(), token),
         None => filter.clone(),
     };
+    if matches!(update, Sent::Pipeline(_)) {
+        sent = upsert_pipeline::filter(sent);
+    }
     let mut duplicate_retried = false;
     let mut empty_answers = 0;
+    // A fenced upsert states write concern majority (see `fence::options`).
+    let fenced = fence.map(|_| crate::fence::collection(model.raw_collection()));
+    let collection = fenced.as_ref().unwrap_or(model.raw_collection());
     loop {
-        let log = Command::new(model.name(), "findAndModify")
-            .filter(&sent)
-            .update(&update);
-        let action = model
-            .raw_collection()
-            .find_one_and_update(sent.clone(), update.clone())
+        let log = Command::new(model.name(), "findAndModify").filter(&sent);
+        let (log, modifications): (_, UpdateModifications) = match &update {
+            Sent::Operators(u) => (log.update(u), u.clone().into()),
+            Sent::Pipeline(p) => (log.update(p.as_slice()), p.clone().into()),
+        };
+        let action = collection
+            .find_one_and_update(sent.clone(), modifications)
             .upsert(true)
             .return_document(ReturnDocument::After);
         let result = log.send(crate::session::send(action, session.as_deref_mut()));

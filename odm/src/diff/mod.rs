@@ -6,14 +6,16 @@
 
 mod array;
 mod eq;
+mod lockstep;
 mod missing;
 mod scan;
 
 use mongodb::bson::raw::RawDocument;
 use mongodb::bson::Bson;
 
-pub(crate) use missing::{fill_missing, missing_paths, settle_missing, Missing};
-use scan::{elements, Elem, Keys};
+pub(crate) use missing::{fill_missing, lookup, missing_paths, settle_missing, Missing};
+use scan::{elements, Keys};
+pub(crate) use scan::{Elem, Walk};
 
 use crate::error::Error;
 
@@ -131,6 +133,9 @@ pub(crate) fn diff_document(
     positional: bool,
     out: &mut Vec<Change>,
 ) -> Result<(), Error> {
+    if lockstep::diff_in_step(old, new, prefix, positional, out)? {
+        return Ok(());
+    }
     // Each document is walked once; lookups then compare keys only. A key
     // resolves to its first occurrence, as `RawDocument::get` does.
     let before = elements(old)?;
@@ -259,3 +264,6 @@ mod rules_tests;
 
 #[cfg(test)]
 mod missing_tests;
+
+#[cfg(test)]
+mod scan_tests;

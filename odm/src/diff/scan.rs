@@ -44,6 +44,49 @@ impl<'a> Elem<'a> {
 
     /// The value decoded by `bson` (validated).
     pub fn decode(self) -> Result<Bson, Error> {
+        match self.scalar() {
+            Some(value) => Ok(value),
+            None => self.decode_with_bson(),
+        }
+    }
+
+    /// The common scalars read directly, equal to what `bson` decodes them
+    /// to; `None` for anything else, and for whatever `bson` would check
+    /// and might refuse (a string whose length, NUL or UTF-8 is wrong, a
+    /// boolean byte other than 0 or 1): `bson` then does it.
+    fn scalar(&self) -> Option<Bson> {
+        let v = self.value;
+        let eight = || v.try_into().ok().map(i64::from_le_bytes);
+        Some(match self.tag {
+            0x01 => Bson::Double(f64::from_le_bytes(v.try_into().ok()?)),
+            0x02 => {
+                let len = i32::from_le_bytes(v.get(..4)?.try_into().ok()?);
+                let text = v.get(4..)?;
+                if len < 1 || len as usize != text.len() || text[text.len() - 1] != 0 {
+                    return None;
+                }
+                Bson::String(
+                    std::str::from_utf8(&text[..text.len() - 1])
+                        .ok()?
+                        .to_owned(),
+                )
+            }
+            0x07 => Bson::ObjectId(mongodb::bson::oid::ObjectId::from_bytes(v.try_into().ok()?)),
+            0x08 => match v {
+                [0] => Bson::Boolean(false),
+                [1] => Bson::Boolean(true),
+                _ => return None,
+            },
+            0x09 => Bson::DateTime(mongodb::bson::DateTime::from_millis(eight()?)),
+            0x0A => Bson::Null,
+            0x10 => Bson::Int32(i32::from_le_bytes(v.try_into().ok()?)),
+            0x12 => Bson::Int64(eight()?),
+            _ => return None,
+        })
+    }
+
+    /// The value decoded by `bson` itself.
+    pub(super) fn decode_with_bson(self) -> Result<Bson, Error> {
         // A one-element document around the value, read back by `bson`.
         let len = 4 + 1 + 1 + self.value.len() + 1;
         let mut bytes = Vec::with_capacity(len);
@@ -114,26 +157,59 @@ fn value_len(bytes: &[u8], tag: u8, at: usize) -> Result<usize, Error> {
 
 /// The elements of the document (or array) `doc`, in order.
 pub(crate) fn elements(doc: &[u8]) -> Result<Vec<Elem<'_>>, Error> {
-    let len = read_i32(doc, 0)?;
-    if len != doc.len() || len < 5 || doc[len - 1] != 0 {
-        return Err(raw_error("bad document length"));
-    }
-    let end = len - 1;
+    let mut walk = Walk::new(doc)?;
     // A guess that avoids regrowing for small documents.
-    let mut out = Vec::with_capacity((len / 8).clamp(4, 64));
-    let mut at = 4;
-    while at < end {
-        let tag = doc[at];
-        let key_len = cstring_len(&doc[..end], at + 1)?;
-        let key = &doc[at + 1..at + 1 + key_len];
-        let start = at + 1 + key_len + 1;
-        let size = value_len(&doc[..end], tag, start)?;
-        let value = doc.get(start..start + size).filter(|_| start + size <= end);
-        let value = value.ok_or_else(malformed)?;
-        out.push(Elem { tag, key, value });
-        at = start + size;
+    let mut out = Vec::with_capacity((doc.len() / 8).clamp(4, 64));
+    while let Some(elem) = walk.next_elem()? {
+        out.push(elem);
     }
     Ok(out)
+}
+
+/// The elements of a document one at a time, without collecting them:
+/// what [`elements`] returns, in the same order, with the same errors.
+pub(crate) struct Walk<'a> {
+    /// The document up to (not including) its closing NUL.
+    body: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Walk<'a> {
+    pub fn new(doc: &'a [u8]) -> Result<Self, Error> {
+        let len = read_i32(doc, 0)?;
+        if len != doc.len() || len < 5 || doc[len - 1] != 0 {
+            return Err(raw_error("bad document length"));
+        }
+        Ok(Walk {
+            body: &doc[..len - 1],
+            at: 4,
+        })
+    }
+
+    /// The next element; `None` at the end of the document.
+    #[inline]
+    pub fn next_elem(&mut self) -> Result<Option<Elem<'a>>, Error> {
+        let Some((&tag, rest)) = self.body.get(self.at..).and_then(<[u8]>::split_first) else {
+            return Ok(None);
+        };
+        let key_len = rest
+            .iter()
+            .position(|&b| b == 0)
+            .ok_or_else(|| raw_error("unterminated string"))?;
+        let key = &rest[..key_len];
+        let after_key = &rest[key_len + 1..];
+        let size = match tag {
+            // The fixed sizes of `value_len`, without its bounds checks.
+            0x08 => 1,
+            0x10 => 4,
+            0x01 | 0x09 | 0x11 | 0x12 => 8,
+            0x07 => 12,
+            _ => value_len(after_key, tag, 0)?,
+        };
+        let value = after_key.get(..size).ok_or_else(malformed)?;
+        self.at += 1 + key_len + 1 + size;
+        Ok(Some(Elem { tag, key, value }))
+    }
 }
 
 /// Finds elements of one document by key, each key resolving to its first

@@ -33,6 +33,7 @@ use serde::de::{self, Deserialize, IntoDeserializer, Visitor};
 use serde::forward_to_deserialize_any;
 
 mod access;
+mod direct;
 
 use access::{DateTimeAccess, DateTimeState, Elements, ObjectIdAccess};
 

@@ -372,6 +372,9 @@ impl Array<'_> {
     fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
         self.w.index(self.next);
         self.next += 1;
+        if direct::write(self.w, value)? {
+            return Ok(());
+        }
         value.serialize(&mut *self.w)
     }
 }
@@ -463,6 +466,9 @@ impl ser::SerializeStruct for Struct<'_> {
         match self {
             Struct::Doc(d) => {
                 d.w.key(key)?;
+                if direct::write(d.w, value)? {
+                    return Ok(());
+                }
                 value.serialize(&mut *d.w)
             }
             Struct::Value(w, step) => {
@@ -490,6 +496,7 @@ impl ser::SerializeStruct for Struct<'_> {
     }
 }
 
+mod direct;
 mod leaf;
 
 use leaf::{Extended, KeyWriter};

@@ -1,0 +1,73 @@
+//! The direct decoding of scalars equals `bson`'s, and leaves to `bson`
+//! everything it would check.
+
+use mongodb::bson::oid::ObjectId;
+use mongodb::bson::{doc, Bson, DateTime, RawDocumentBuf};
+
+use super::scan::{elements, Elem};
+
+fn elem_of(bytes: &[u8]) -> Elem<'_> {
+    elements(bytes).unwrap()[0]
+}
+
+#[test]
+fn scalars_decode_as_bson_decodes_them() {
+    let values = [
+        Bson::Double(-0.0),
+        Bson::Double(f64::NAN),
+        Bson::Double(1234.5),
+        Bson::String(String::new()),
+        Bson::String("héllo \0 wörld".into()),
+        Bson::ObjectId(ObjectId::from_bytes([7; 12])),
+        Bson::Boolean(true),
+        Bson::Boolean(false),
+        Bson::DateTime(DateTime::from_millis(-1)),
+        Bson::Null,
+        Bson::Int32(i32::MIN),
+        Bson::Int64(i64::MAX),
+    ];
+    for value in values {
+        let raw = RawDocumentBuf::try_from(&doc! { "v": value.clone() }).unwrap();
+        let elem = elem_of(raw.as_bytes());
+        let fast = elem.decode().unwrap();
+        let slow = elem.decode_with_bson().unwrap();
+        // Compared by their bytes, so NaN equals itself.
+        let encode = |v: &Bson| RawDocumentBuf::try_from(&doc! { "v": v.clone() }).unwrap();
+        assert_eq!(encode(&fast), encode(&slow), "{value:?}");
+        assert_eq!(encode(&fast), raw, "{value:?}");
+    }
+}
+
+#[test]
+fn what_bson_checks_is_left_to_bson() {
+    // A boolean byte of 2.
+    let mut raw = RawDocumentBuf::try_from(&doc! { "v": true })
+        .unwrap()
+        .into_bytes();
+    let at = raw.len() - 2;
+    raw[at] = 2;
+    let elem = elem_of(&raw);
+    assert!(elem.decode().is_err());
+    assert!(elem.decode_with_bson().is_err());
+    // A string that is not UTF-8, or whose length does not match.
+    let mut raw = RawDocumentBuf::try_from(&doc! { "v": "ab" })
+        .unwrap()
+        .into_bytes();
+    let at = raw.len() - 3;
+    raw[at] = 0xff;
+    let elem = elem_of(&raw);
+    assert!(elem.decode().is_err());
+    assert!(elem.decode_with_bson().is_err());
+    let bad_nul = Elem {
+        tag: 0x02,
+        key: b"v",
+        value: &[3, 0, 0, 0, b'a', b'b', b'c'],
+    };
+    assert!(bad_nul.decode().is_err());
+    let bad_len = Elem {
+        tag: 0x02,
+        key: b"v",
+        value: &[0, 0, 0, 0],
+    };
+    assert!(bad_len.decode().is_err());
+}

@@ -1,0 +1,64 @@
+//! [`Model::estimated_count`]: the collection's document count from its
+//! metadata.
+
+use std::future::IntoFuture;
+
+use mongodb::bson::doc;
+use mongodb::ClientSession;
+
+use crate::command_log::Command;
+use crate::document::Document;
+use crate::error::{from_driver, Error, Result};
+use crate::model::Model;
+use crate::save::BoxFuture;
+
+impl<T: Document> Model<T> {
+    /// About how many documents the collection holds, from its metadata
+    /// (the `count` command without a filter): fast, but after an unclean
+    /// shutdown, or on a sharded cluster with orphaned documents, not
+    /// exact. [`count`](Model::count) counts.
+    pub fn estimated_count(&self) -> EstimatedCount<'_, T> {
+        EstimatedCount {
+            model: self,
+            session: None,
+        }
+    }
+}
+
+/// A pending [`Model::estimated_count`].
+#[must_use = "nothing is counted until it is awaited"]
+pub struct EstimatedCount<'a, T: Document> {
+    model: &'a Model<T>,
+    session: Option<&'a mut ClientSession>,
+}
+
+impl<'a, T: Document> EstimatedCount<'a, T> {
+    /// Counts inside `session` (not in a transaction: the server refuses
+    /// `count` there).
+    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
+        self.session = Some(session);
+        self
+    }
+}
+
+impl<'a, T: Document> IntoFuture for EstimatedCount<'a, T> {
+    type Output = Result<u64>;
+    type IntoFuture = BoxFuture<'a, Result<u64>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move {
+            let name = self.model.name();
+            let log = Command::new(name, "count");
+            let db = self.model.database();
+            let action = db.run_command(doc! { "count": name });
+            let reply = log.send(crate::session::send(action, self.session)).await;
+            let reply = reply.map_err(|e| from_driver(e, name))?;
+            match reply.get("n").and_then(crate::codec::integer) {
+                Some(n) => Ok(u64::try_from(n).unwrap_or(0)),
+                None => Err(Error::Driver(mongodb::error::Error::custom(format!(
+                    "the count of `{name}` answered without a number `n`: {reply}"
+                )))),
+            }
+        })
+    }
+}

@@ -1,0 +1,172 @@
+//! [`Find::lean`] and [`Find::projection`]: plain values, not tracked.
+//!
+//! A tracked load ([`Doc`](crate::Doc)) keeps what it needs to diff a
+//! later save; a lean one decodes the stored document into the plain type
+//! and nothing else, for read-only paths (an API response, a report). A
+//! projection also asks the server for fewer fields, and decodes into a
+//! smaller type, which has no [`Document`] impl of its own and so cannot
+//! be saved.
+
+use std::future::IntoFuture;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures_util::stream::{self, BoxStream};
+use futures_util::{Stream, StreamExt, TryStreamExt};
+use mongodb::bson::raw::RawDocumentBuf;
+use mongodb::bson::Document as BsonDocument;
+use mongodb::ClientSession;
+use serde::de::DeserializeOwned;
+
+use super::Projection;
+use crate::codec;
+use crate::document::Document;
+use crate::error::{from_driver, Result};
+use crate::query::Find;
+use crate::save::BoxFuture;
+use crate::stream::Source;
+
+impl<'a, T: Document> Find<'a, T> {
+    /// The matching documents as plain `T` values: decoded, not tracked
+    /// (no snapshot, nothing to save), for read-only paths. Awaited, a
+    /// `Vec<T>`; or one at a time with [`stream`](Lean::stream).
+    pub fn lean(self) -> Lean<'a, T> {
+        Lean {
+            find: self,
+            _value: PhantomData,
+        }
+    }
+
+    /// The matching documents decoded into `P`, a smaller serde type (derive
+    /// [`Fields`](crate::Fields) on it): only `P`'s fields (and `_id`) are
+    /// read. Not tracked, and `P` cannot be saved. A document lacking a
+    /// field `P` requires fails to load with
+    /// [`Error::Deserialize`](crate::Error::Deserialize) naming its `_id`
+    /// and the field.
+    pub fn projection<P>(mut self) -> Projected<'a, T, P>
+    where
+        P: Projection + DeserializeOwned,
+    {
+        let mut fields = BsonDocument::new();
+        for name in P::FIELDS {
+            fields.insert(*name, 1);
+        }
+        self.options.projection = Some(fields);
+        Lean {
+            find: self,
+            _value: PhantomData,
+        }
+    }
+}
+
+/// A pending [`Find::lean`] (values of `V = T`) or [`Find::projection`]
+/// (values of `V = P`).
+#[must_use = "nothing is read until it is awaited"]
+pub struct Lean<'a, T: Document, V = T> {
+    find: Find<'a, T>,
+    _value: PhantomData<fn() -> V>,
+}
+
+/// A pending [`Find::projection`].
+pub type Projected<'a, T, P> = Lean<'a, T, P>;
+
+impl<'a, T: Document, V: DeserializeOwned + 'a> Lean<'a, T, V> {
+    /// The order of the results.
+    pub fn sort(mut self, sort: impl Into<BsonDocument>) -> Self {
+        self.find = self.find.sort(sort);
+        self
+    }
+
+    /// At most this many documents.
+    pub fn limit(mut self, limit: i64) -> Self {
+        self.find = self.find.limit(limit);
+        self
+    }
+
+    /// Skips this many matching documents first.
+    pub fn skip(mut self, skip: u64) -> Self {
+        self.find = self.find.skip(skip);
+        self
+    }
+
+    /// How many documents the server sends per batch.
+    pub fn batch_size(mut self, documents: u32) -> Self {
+        self.find = self.find.batch_size(documents);
+        self
+    }
+
+    /// Reads inside `session` (and its transaction, if one is open).
+    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
+        self.find = self.find.session(session);
+        self
+    }
+
+    /// Sends the query and returns its values as a `Stream` over the
+    /// server's cursor. A document that does not decode is one `Err` item
+    /// and the stream goes on; a cursor error is the last item.
+    pub fn stream(self) -> BoxFuture<'a, Result<LeanStream<'a, V>>> {
+        Box::pin(async move {
+            let model = self.find.model;
+            let key = T::__odm_meta().versioning.key;
+            let source = self.find.open().await?;
+            Ok(LeanStream::new(model.name(), key, source))
+        })
+    }
+}
+
+impl<'a, T: Document, V: DeserializeOwned + Send + 'a> IntoFuture for Lean<'a, T, V> {
+    type Output = Result<Vec<V>>;
+    type IntoFuture = BoxFuture<'a, Result<Vec<V>>>;
+
+    /// Every matching value; the first error ends it.
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move { self.stream().await?.try_collect().await })
+    }
+}
+
+/// The values of a [`Lean`] read, one at a time, from [`Lean::stream`].
+#[must_use = "a stream does nothing unless polled"]
+pub struct LeanStream<'a, V> {
+    inner: BoxStream<'a, Result<V>>,
+}
+
+impl<'a, V: DeserializeOwned + 'a> LeanStream<'a, V> {
+    fn new(collection: &'a str, key: Option<&'static str>, source: Source<'a>) -> Self {
+        let inner = stream::unfold(Some(source), move |state| async move {
+            let mut source = state?;
+            match source.next().await? {
+                Ok(raw) => Some((decode(&raw, key, collection), Some(source))),
+                Err(e) => Some((Err(from_driver(e, collection)), None)),
+            }
+        });
+        LeanStream {
+            inner: inner.boxed(),
+        }
+    }
+}
+
+impl<V> Stream for LeanStream<'_, V> {
+    type Item = Result<V>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.inner.as_mut().poll_next(cx)
+    }
+}
+
+/// A stored document as a plain value (the version key hidden from it);
+/// a failure names the `_id` and the field, as a tracked load does.
+fn decode<V: DeserializeOwned>(
+    raw: &RawDocumentBuf,
+    key: Option<&'static str>,
+    collection: &str,
+) -> Result<V> {
+    match codec::decode::<V>(raw, key) {
+        Ok(value) => Ok(value),
+        Err((hidden, e)) => Err(codec::deserialize_error::<V>(
+            &hidden,
+            collection,
+            e.to_string(),
+        )),
+    }
+}
