@@ -117,7 +117,7 @@ async fn stale_copy<T: Document>(
 
 /// What `value` stores at `version`.
 fn stored_as<T: Serialize>(value: &T, version: i32) -> odm::bson::Document {
-    let mut doc = odm::bson::to_document(value).unwrap();
+    let mut doc = common::bson::to_document(value).unwrap();
     doc.insert("__v", version);
     doc
 }

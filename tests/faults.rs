@@ -66,7 +66,7 @@ async fn raw<T: odm::Document>(model: &Model<T>, id: ObjectId) -> Option<BsonDoc
 
 /// `value` as stored at version `v`.
 fn at_version<T: Serialize>(value: &T, v: i32) -> BsonDocument {
-    let mut d = mongodb::bson::to_document(value).unwrap();
+    let mut d = common::bson::to_document(value).unwrap();
     d.insert("__v", v);
     d
 }

@@ -69,7 +69,7 @@ fn as_hex<S: serde::Serializer>(id: &Option<ObjectId>, s: S) -> Result<S::Ok, S:
 
 /// The value as stored: itself and the version.
 fn with_version<T: Serialize>(value: &T, version: i32) -> BsonDocument {
-    let mut expected = odm::bson::to_document(value).unwrap();
+    let mut expected = common::bson::to_document(value).unwrap();
     expected.insert("__v", version);
     expected
 }

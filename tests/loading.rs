@@ -68,7 +68,7 @@ async fn wrong_field_type_names_the_id_and_field() {
 async fn missing_field_and_nested_path_are_named() {
     let t = TestDb::new().await;
     let posts = Post::model(&t.db);
-    let mut raw = odm::bson::to_document(&post()).unwrap();
+    let mut raw = common::bson::to_document(&post()).unwrap();
     raw.remove("title");
     let id = raw.get_object_id("_id").unwrap();
     posts.collection().insert_one(raw).await.unwrap();
@@ -76,7 +76,7 @@ async fn missing_field_and_nested_path_are_named() {
         Err(Error::Deserialize(e)) => assert_eq!(e.path, "title", "{e}"),
         other => panic!("expected Deserialize, got {other:?}"),
     }
-    let mut raw = odm::bson::to_document(&post()).unwrap();
+    let mut raw = common::bson::to_document(&post()).unwrap();
     let id2 = raw.get_object_id("_id").unwrap();
     let comments = raw.get_array_mut("comments").unwrap();
     comments[1].as_document_mut().unwrap().insert("text", 5);

@@ -59,7 +59,7 @@ struct Drawing {
 
 /// The value as it would be stored, without the version key.
 fn in_memory<T: Serialize>(value: &T) -> BsonDocument {
-    odm::bson::to_document(value).unwrap()
+    common::bson::to_document(value).unwrap()
 }
 
 /// The stored document without its version key, and that key's values

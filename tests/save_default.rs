@@ -4,8 +4,9 @@
 
 mod common;
 
+use common::bson::to_bson;
 use common::*;
-use odm::bson::{to_bson, Bson};
+use odm::bson::Bson;
 use odm::prelude::*;
 use odm::testing::TestDb;
 
@@ -68,7 +69,7 @@ async fn insert_stores_version_zero() {
     assert_eq!(doc.version(), Some(0));
     let stored = stored(&posts, value.id).await;
     assert_eq!(stored.get("__v"), Some(&Bson::Int32(0)));
-    let mut expected = odm::bson::to_document(&value).unwrap();
+    let mut expected = common::bson::to_document(&value).unwrap();
     expected.insert("__v", 0);
     assert_eq!(stored, expected);
     t.finish().await;
@@ -87,7 +88,7 @@ async fn scalar_change_is_a_set_without_version() {
     assert_eq!(version, Some(0));
     assert_eq!(
         strip_version(stored),
-        odm::bson::to_document(&value).unwrap()
+        common::bson::to_document(&value).unwrap()
     );
 }
 

@@ -240,7 +240,7 @@ async fn documents_stored_without_a_version() {
     let t = TestDb::new().await;
     let posts = Post::model(&t.db);
     let p = post();
-    let mut raw = odm::bson::to_document(&p).unwrap();
+    let mut raw = common::bson::to_document(&p).unwrap();
     raw.remove("numbers");
     raw.insert("numbers", vec![1, 2]);
     posts.collection().insert_one(raw).await.unwrap();

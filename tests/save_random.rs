@@ -26,6 +26,8 @@
 //! The deterministic `regression_*` tests at the end are the cases listed
 //! in issue 9.
 
+mod common;
+
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::{self, Debug};
@@ -33,7 +35,8 @@ use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use odm::bson::{to_document, Bson, Document as BsonDocument};
+use common::bson::to_document;
+use odm::bson::{Bson, Document as BsonDocument};
 use odm::prelude::*;
 use odm::testing::TestDb;
 use serde::de::{self, Deserializer, Unexpected, Visitor};

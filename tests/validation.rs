@@ -495,7 +495,7 @@ async fn nothing_is_sent_when_validation_fails() {
 async fn raw_collection_access_is_not_validated() {
     let t = TestDb::new().await;
     let accounts = Account::model(&t.db);
-    let mut bad = mongodb::bson::to_document(&valid(5)).unwrap();
+    let mut bad = common::bson::to_document(&valid(5)).unwrap();
     bad.insert("age", 2);
     bad.insert("__v", 0);
     accounts.collection().insert_one(bad).await.unwrap();

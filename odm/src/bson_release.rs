@@ -48,6 +48,14 @@ pub(crate) fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T
     return mongodb::bson::deserialize_from_slice(bytes);
 }
 
+/// `value` as a `Bson`, by bson's own serializer.
+pub(crate) fn to_bson<T: Serialize + ?Sized>(value: &T) -> Result<Bson, SerError> {
+    #[cfg(not(feature = "bson-3"))]
+    return mongodb::bson::to_bson(value);
+    #[cfg(feature = "bson-3")]
+    return mongodb::bson::serialize_to_bson(value);
+}
+
 /// A value read from a `Bson`.
 pub(crate) fn from_bson<T: DeserializeOwned>(value: Bson) -> Result<T, DeError> {
     #[cfg(not(feature = "bson-3"))]
@@ -150,8 +158,13 @@ pub(crate) fn ser_text(
                 hidden(n, f)?;
                 write!(f, " is larger than BSON's largest integer ({})", i64::MAX)
             }
-            kind => match &e.message {
-                Some(message) => f.write_str(message),
+            kind => match e.message.as_deref() {
+                Some(message) => match message.strip_prefix("invalid document key type: ") {
+                    Some(kind) => {
+                        write!(f, "a map key must serialize as a string, not as {kind}")
+                    }
+                    None => f.write_str(message),
+                },
                 None => kind.fmt(f),
             },
         }

@@ -102,9 +102,8 @@ mod tests {
             Bson::Boolean(true),
         ];
         for value in values {
-            let raw =
-                RawDocumentBuf::from_document(&doc! { "_id": 1, "a": "x", "__v": value.clone() })
-                    .unwrap();
+            let raw = RawDocumentBuf::try_from(&doc! { "_id": 1, "a": "x", "__v": value.clone() })
+                .unwrap();
             assert_eq!(
                 version(&raw, Some("__v")),
                 version_key::read(&raw, Some("__v")),
@@ -127,8 +126,7 @@ mod tests {
             Bson::Decimal128("1.5".parse().unwrap()),
         ];
         for value in ids {
-            let raw =
-                RawDocumentBuf::from_document(&doc! { "x": 1, "_id": value.clone() }).unwrap();
+            let raw = RawDocumentBuf::try_from(&doc! { "x": 1, "_id": value.clone() }).unwrap();
             assert_eq!(
                 id(&raw).unwrap(),
                 codec::read_id(&raw).unwrap(),

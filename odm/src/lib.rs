@@ -5,6 +5,38 @@
 //! change it, and [`save`](Doc::save) sends one `updateOne` with only what
 //! changed, guarded by Mongoose's version key rules.
 //!
+//! ## Adding odm to an application: TLS and bson
+//!
+//! The package is `odm-mongo` on crates.io (the name `odm` belongs to an
+//! unrelated crate); its library is still `odm`, so code writes
+//! `use odm::prelude::*`. Add it beside the driver, which stays the
+//! application's own dependency:
+//!
+//! ```toml
+//! [dependencies]
+//! odm = { package = "odm-mongo", version = "0.1" }
+//! mongodb = "3.9"   # its defaults: rustls TLS, bson 2
+//! ```
+//!
+//! **TLS.** odm turns on no TLS backend. The driver needs exactly the one
+//! the application picks, through its own `mongodb` dependency (feature
+//! unification): its default `rustls-tls`, or `openssl-tls` (the system's
+//! OpenSSL: `mongodb = { version = "3.9", default-features = false,
+//! features = ["compat-3-3-0", "bson-2", "openssl-tls", "dns-resolver"] }`).
+//! Without any, the driver refuses to compile and says so. odm's features
+//! `rustls-tls` and `openssl-tls` forward to the driver's, for a build that
+//! has no `mongodb` dependency of its own.
+//!
+//! **bson.** odm uses `mongodb::bson`, whichever release the driver
+//! exposes: bson 2 (odm's default feature `bson-2`) or bson 3 (the driver's
+//! `bson-3`). When anything in the build turns on the driver's `bson-3`,
+//! turn on odm's too: `odm = { package = "odm-mongo", version = "0.1",
+//! default-features = false, features = ["bson-3"] }`. Both are built and
+//! tested in CI; odm's fast BSON codec is proven equal to each release's
+//! own serializer and deserializer on 100,000 random values.
+//!
+//! The minimum supported Rust version is 1.88 (the driver's).
+//!
 //! ## A model
 //!
 //! ```

@@ -1,6 +1,7 @@
 //! Models and helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod bson;
 pub mod faults;
 mod guard;
 pub mod monitor;

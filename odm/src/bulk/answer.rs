@@ -163,7 +163,7 @@ mod tests {
     }
 
     fn write_error(code: i32) -> WriteError {
-        mongodb::bson::from_document(mongodb::bson::doc! { "code": code, "errmsg": "E11000 duplicate key error collection: d.c index: email_1 dup key: { email: \"x\" }" }).unwrap()
+        crate::bson_release::testing::from_document(mongodb::bson::doc! { "code": code, "errmsg": "E11000 duplicate key error collection: d.c index: email_1 dup key: { email: \"x\" }" }).unwrap()
     }
 
     #[test]
@@ -179,7 +179,7 @@ mod tests {
             names(&read(5, Err(e))),
             ["inserted", "refused", "matched 0", "matched 1", "unknown"]
         );
-        let wce: WriteConcernError = mongodb::bson::from_document(mongodb::bson::doc! { "code": 64, "codeName": "WriteConcernFailed", "errmsg": "timeout" }).unwrap();
+        let wce: WriteConcernError = crate::bson_release::testing::from_document(mongodb::bson::doc! { "code": 64, "codeName": "WriteConcernFailed", "errmsg": "timeout" }).unwrap();
         bulk.write_concern_errors.push(wce);
         let e: mongodb::error::Error = ErrorKind::BulkWrite(bulk).into();
         assert_eq!(

@@ -67,7 +67,7 @@ async fn ready<T: Document>(doc: &mut Doc<T>, session: Option<&mut ClientSession
         doc.validate().map_err(Error::Validation)?;
         let mut stored = plan.current.clone();
         if let Some(key) = meta.versioning.key {
-            stored.append(key, 0i32);
+            crate::bson_release::append(&mut stored, key, 0i32);
         }
         return Ok(Step::Insert { plan, stored });
     }

@@ -15,7 +15,7 @@ fn key(id: &Bson) -> Vec<u8> {
         other => {
             let mut bytes = vec![0xff];
             // A document of one `_id` always serializes.
-            if let Ok(raw) = mongodb::bson::RawDocumentBuf::from_document(&doc! { "": other }) {
+            if let Ok(raw) = mongodb::bson::RawDocumentBuf::try_from(&doc! { "": other }) {
                 bytes.extend_from_slice(raw.as_bytes());
             }
             bytes

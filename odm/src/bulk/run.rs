@@ -58,7 +58,9 @@ pub(crate) async fn run<T: Document>(
     for (i, step) in steps.iter_mut().enumerate() {
         let statement: WriteModel = match step {
             Step::Insert { stored, .. } => {
-                let document = stored.to_document().map_err(crate::diff::raw_error)?;
+                let raw: &mongodb::bson::RawDocument = stored;
+                let document =
+                    mongodb::bson::Document::try_from(raw).map_err(crate::diff::raw_error)?;
                 InsertOneModel::builder()
                     .namespace(namespace.clone())
                     .document(document)

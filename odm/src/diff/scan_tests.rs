@@ -27,12 +27,12 @@ fn scalars_decode_as_bson_decodes_them() {
         Bson::Int64(i64::MAX),
     ];
     for value in values {
-        let raw = RawDocumentBuf::from_document(&doc! { "v": value.clone() }).unwrap();
+        let raw = RawDocumentBuf::try_from(&doc! { "v": value.clone() }).unwrap();
         let elem = elem_of(raw.as_bytes());
         let fast = elem.decode().unwrap();
         let slow = elem.decode_with_bson().unwrap();
         // Compared by their bytes, so NaN equals itself.
-        let encode = |v: &Bson| RawDocumentBuf::from_document(&doc! { "v": v.clone() }).unwrap();
+        let encode = |v: &Bson| RawDocumentBuf::try_from(&doc! { "v": v.clone() }).unwrap();
         assert_eq!(encode(&fast), encode(&slow), "{value:?}");
         assert_eq!(encode(&fast), raw, "{value:?}");
     }
@@ -41,7 +41,7 @@ fn scalars_decode_as_bson_decodes_them() {
 #[test]
 fn what_bson_checks_is_left_to_bson() {
     // A boolean byte of 2.
-    let mut raw = RawDocumentBuf::from_document(&doc! { "v": true })
+    let mut raw = RawDocumentBuf::try_from(&doc! { "v": true })
         .unwrap()
         .into_bytes();
     let at = raw.len() - 2;
@@ -50,7 +50,7 @@ fn what_bson_checks_is_left_to_bson() {
     assert!(elem.decode().is_err());
     assert!(elem.decode_with_bson().is_err());
     // A string that is not UTF-8, or whose length does not match.
-    let mut raw = RawDocumentBuf::from_document(&doc! { "v": "ab" })
+    let mut raw = RawDocumentBuf::try_from(&doc! { "v": "ab" })
         .unwrap()
         .into_bytes();
     let at = raw.len() - 3;

@@ -116,7 +116,7 @@ pub(crate) fn advance(
             _ => set(&mut doc, &c.path, now)?,
         }
     }
-    let advanced = RawDocumentBuf::from_document(&doc).ok()?;
+    let advanced = RawDocumentBuf::try_from(&doc).ok()?;
     (advanced.as_bytes() != current.as_bytes()).then_some(advanced)
 }
 

@@ -109,7 +109,7 @@ impl<'a, T: Document, V: DeserializeOwned + 'a> IntoFuture for Distinct<'a, T, V
 /// One distinct value as `V`; a value that does not decode names the
 /// collection and the field (it has no one `_id`).
 fn decode<V: DeserializeOwned>(value: Bson, collection: &str, path: &str) -> Result<V> {
-    mongodb::bson::from_bson(value.clone()).map_err(|e| {
+    crate::bson_release::from_bson(value.clone()).map_err(|e| {
         Error::Deserialize(Box::new(DeserializeError {
             collection: collection.to_string(),
             id: Bson::Null,

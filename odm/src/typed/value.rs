@@ -49,7 +49,7 @@ pub type Encoded = Result<Bson, String>;
 
 /// `value` as `bson` serializes it.
 pub(crate) fn encode<V: Serialize + ?Sized>(value: &V) -> Encoded {
-    mongodb::bson::to_bson(value).map_err(|e| e.to_string())
+    crate::bson_release::to_bson(value).map_err(|e| e.to_string())
 }
 
 impl<T: Serialize> Value<T> for T {
