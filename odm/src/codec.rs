@@ -7,6 +7,7 @@ use mongodb::bson::{Bson, Document as BsonDocument};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use crate::checked_read;
 use crate::diff::raw_error;
 use crate::document::Document;
 use crate::error::{DeserializeError, Error};
@@ -40,7 +41,7 @@ pub(crate) fn to_raw_sized<T: Serialize>(
             return Ok(raw);
         }
     }
-    Ok(mongodb::bson::to_raw_document_buf(value)?)
+    Ok(crate::bson_release::to_raw_document_buf(value)?)
 }
 
 /// A stored counter (a token, a fence) as an integer: an Int32, an Int64
@@ -77,14 +78,27 @@ pub(crate) fn load<T: Document>(
 ) -> Result<Loaded<T>, Error> {
     let raw: &RawDocument = &stored;
     let key = T::__odm_meta().versioning.key;
-    let version = version_key::read(raw, key).map_err(|message| {
+    let version_error = |message| {
         Error::Deserialize(Box::new(DeserializeError {
             collection: collection.to_string(),
             id: read_id(raw).unwrap_or(Bson::Null),
             path: key.unwrap_or_default().to_string(),
             message,
         }))
-    })?;
+    };
+    // The fast path first: a document it decodes is well formed, so its
+    // version and id are read by one plain walk (`checked_read`), with
+    // the same results and errors as below.
+    if let Some(value) = crate::rawde::from_slice::<T>(raw.as_bytes(), key) {
+        let version = checked_read::version(raw, key).map_err(version_error)?;
+        return Ok(Loaded {
+            value,
+            id: checked_read::id(raw)?,
+            version,
+            stored,
+        });
+    }
+    let version = version_key::read(raw, key).map_err(version_error)?;
     let value: T = match decode(raw, key) {
         Ok(value) => value,
         Err((hidden, e)) => return Err(deserialize_error::<T>(&hidden, collection, e.to_string())),
@@ -103,12 +117,12 @@ pub(crate) fn load<T: Document>(
 pub(crate) fn decode<'a, T: DeserializeOwned>(
     raw: &'a RawDocument,
     key: Option<&'static str>,
-) -> Result<T, (Cow<'a, RawDocument>, mongodb::bson::de::Error)> {
+) -> Result<T, (Cow<'a, RawDocument>, crate::bson_release::DeError)> {
     if let Some(value) = crate::rawde::from_slice(raw.as_bytes(), key) {
         return Ok(value);
     }
     let hidden = version_key::hidden(raw, key);
-    match mongodb::bson::from_slice::<Strict<T>>(hidden.as_bytes()) {
+    match crate::bson_release::from_slice::<Strict<T>>(hidden.as_bytes()) {
         Ok(Strict(value)) => Ok(value),
         Err(e) => Err((hidden, e)),
     }
@@ -128,7 +142,10 @@ pub(crate) fn deserialize_error<T: DeserializeOwned>(
             let de = mongodb::bson::Deserializer::new(Bson::Document(doc));
             match serde_path_to_error::deserialize::<_, Strict<T>>(de) {
                 Ok(_) => (String::new(), fast),
-                Err(e) => (dotted(&e.path().to_string()), e.inner().to_string()),
+                Err(e) => (
+                    dotted(&e.path().to_string()),
+                    crate::bson_release::de_message(e.inner()),
+                ),
             }
         }
         Err(e) => (String::new(), e.to_string()),

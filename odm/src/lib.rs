@@ -604,6 +604,9 @@
 
 mod array;
 mod atomic;
+mod bson_release;
+mod bulk;
+mod checked_read;
 mod codec;
 mod command_log;
 mod delete;
@@ -630,6 +633,7 @@ mod rawde;
 mod rawser;
 mod reload;
 mod request;
+mod same_type;
 mod save;
 mod session;
 mod stream;
@@ -650,13 +654,14 @@ pub use array::BsonArray;
 pub use atomic::{
     transaction, Claim, DocCheckpoint, Rollback, Transaction, UpdateWithRetry, Upsert,
 };
+pub use bulk::{BulkSave, InsertMany};
 pub use delete::Delete;
 pub use doc::Doc;
 pub use document::Document;
 pub use error::{
-    values_shown, ApplicationError, DeserializeError, DuplicateKeyError, Error, FencedError,
-    HookError, LeaseLostError, LeaseTimeoutError, NotFoundError, Result, ShardKeyError,
-    ValidationError, ValidationErrors, VersionError,
+    values_shown, ApplicationError, BatchError, BatchRefusal, DeserializeError, DuplicateKeyError,
+    Error, FencedError, HookError, LeaseLostError, LeaseTimeoutError, NotFoundError, Result,
+    ShardKeyError, ValidationError, ValidationErrors, VersionError,
 };
 pub use fields::{FieldPath, Fields, Flattened};
 pub use hooks::{HookContext, Hooks};

@@ -12,7 +12,7 @@ use mongodb::bson::raw::{RawBsonRef, RawDocument, RawDocumentBuf};
 
 /// The largest double read as a version: above it not every integer is a
 /// double, and the value could not be incremented exactly.
-const MAX_EXACT_DOUBLE: f64 = 9_007_199_254_740_992.0;
+pub(crate) const MAX_EXACT_DOUBLE: f64 = 9_007_199_254_740_992.0;
 
 /// The stored version under `key`: `None` when there is no key or no such
 /// field. A stored version must be a non-negative integer: an Int32 or
@@ -66,9 +66,9 @@ pub(crate) fn hidden<'a>(raw: &'a RawDocument, key: Option<&str>) -> Cow<'a, Raw
     }
     let mut out = RawDocumentBuf::new();
     for element in raw {
-        match element {
+        match element.map(|(k, v)| (crate::bson_release::key_str(k), v)) {
             Ok((k, _)) if k == fence || Some(k) == key => {}
-            Ok((k, v)) => out.append_ref(k, v),
+            Ok((k, v)) => crate::bson_release::append_ref(&mut out, k, v),
             Err(_) => return Cow::Borrowed(raw),
         }
     }

@@ -69,7 +69,7 @@ fn change_effect(change: &Change) -> Effect {
 /// Whether `optimistic_concurrency` applies to a save with these changes:
 /// `include` when one touches a listed path (at, under or above it),
 /// `exclude` unless every one is at or under a listed path.
-fn concurrency_applies(mode: Concurrency, changes: &[Change]) -> bool {
+pub(crate) fn concurrency_applies(mode: Concurrency, changes: &[Change]) -> bool {
     match mode {
         Concurrency::Off => false,
         Concurrency::All => true,
@@ -125,6 +125,7 @@ pub(crate) fn int(n: i64) -> Bson {
 /// `{_id, [shard key], [version], [guards]}`: the filter of a save of the
 /// document stored as `target` (`{_id, shard key}`; see
 /// [`guard`](crate::guard) for what the guards require).
+#[cfg(test)]
 pub(crate) fn filter(
     target: &Document,
     key: Option<&str>,
@@ -132,7 +133,17 @@ pub(crate) fn filter(
     effect: Effect,
     changes: &[Change],
 ) -> Document {
-    let mut filter = target.clone();
+    filter_from(target.clone(), key, version, effect, changes)
+}
+
+/// The filter of a save (as `filter` makes it), made from `target` itself.
+pub(crate) fn filter_from(
+    mut filter: Document,
+    key: Option<&str>,
+    version: Option<i64>,
+    effect: Effect,
+    changes: &[Change],
+) -> Document {
     if let (true, Some(key), Some(version)) = (effect.check, key, version) {
         filter.insert(key, int(version));
     }

@@ -156,8 +156,11 @@ impl<'a, T: Document> IntoFuture for Claim<'a, T> {
             let log = Command::new(model.name(), "findAndModify")
                 .filter(&sent)
                 .update(&update);
-            let action = model
-                .raw_collection()
+            // A fenced claim states write concern majority (see `fence::options`).
+            let fenced = fence.map(|_| crate::fence::collection(model.raw_collection()));
+            let action = fenced
+                .as_ref()
+                .unwrap_or(model.raw_collection())
                 .find_one_and_update(sent, update)
                 .return_document(ReturnDocument::After)
                 .optional(sort, |a, sort| a.sort(sort));

@@ -223,14 +223,16 @@ async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
     }
     let mut duplicate_retried = false;
     let mut empty_answers = 0;
+    // A fenced upsert states write concern majority (see `fence::options`).
+    let fenced = fence.map(|_| crate::fence::collection(model.raw_collection()));
+    let collection = fenced.as_ref().unwrap_or(model.raw_collection());
     loop {
         let log = Command::new(model.name(), "findAndModify").filter(&sent);
         let (log, modifications): (_, UpdateModifications) = match &update {
             Sent::Operators(u) => (log.update(u), u.clone().into()),
             Sent::Pipeline(p) => (log.update(p.as_slice()), p.clone().into()),
         };
-        let action = model
-            .raw_collection()
+        let action = collection
             .find_one_and_update(sent.clone(), modifications)
             .upsert(true)
             .return_document(ReturnDocument::After);

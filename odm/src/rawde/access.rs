@@ -202,7 +202,11 @@ impl<'de> de::MapAccess<'de> for Elements<'de> {
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        seed.deserialize(self.current()?)
+        let value = self.current()?;
+        match super::direct::read::<V>(&value) {
+            Some(read) => Ok(read),
+            None => seed.deserialize(value),
+        }
     }
 }
 
@@ -214,7 +218,10 @@ impl<'de> de::SeqAccess<'de> for Elements<'de> {
             None => Ok(None),
             Some(value) => {
                 self.current = Some(value);
-                seed.deserialize(value).map(Some)
+                match super::direct::read::<T>(&value) {
+                    Some(read) => Ok(Some(read)),
+                    None => seed.deserialize(value).map(Some),
+                }
             }
         }
     }

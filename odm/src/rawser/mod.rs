@@ -15,7 +15,8 @@
 //! `bson`, so results and error messages stay exactly `bson`'s. Byte-for-byte
 //! agreement with `bson` is checked by the tests in `rawser/tests.rs`, and
 //! on 100,000 random values by `rawser/equivalence_tests.rs`, against
-//! `bson` 2.15.0: a test there fails when the workspace builds another
+//! `bson` 2.15.0 and 3.1.0 (the tests run once per release, see the
+//! `bson-3` feature): a test there fails when the workspace builds another
 //! `bson`, so an upgrade is proven again rather than trusted.
 
 use std::fmt;
@@ -371,6 +372,9 @@ impl Array<'_> {
     fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
         self.w.index(self.next);
         self.next += 1;
+        if direct::write(self.w, value)? {
+            return Ok(());
+        }
         value.serialize(&mut *self.w)
     }
 }
@@ -462,6 +466,9 @@ impl ser::SerializeStruct for Struct<'_> {
         match self {
             Struct::Doc(d) => {
                 d.w.key(key)?;
+                if direct::write(d.w, value)? {
+                    return Ok(());
+                }
                 value.serialize(&mut *d.w)
             }
             Struct::Value(w, step) => {
@@ -489,6 +496,7 @@ impl ser::SerializeStruct for Struct<'_> {
     }
 }
 
+mod direct;
 mod leaf;
 
 use leaf::{Extended, KeyWriter};
