@@ -36,6 +36,9 @@ mod tracing_log;
 #[path = "../examples/features/typed_paths.rs"]
 mod typed_paths;
 
+#[path = "../examples/features/typed_queries.rs"]
+mod typed_queries;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn upsert_stores_one_user_for_concurrent_first_requests() {
     let t = TestDb::new().await;
@@ -240,5 +243,25 @@ async fn tracing_logs_every_command_without_values() {
     );
     // DEBUG shows no values.
     assert!(!output.contains("ann@example.com"), "{output}");
+    t.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typed_queries_filter_read_and_update_without_string_keys() {
+    let t = TestDb::new().await;
+    let o = typed_queries::run(&t.db).await.expect("ran");
+    assert_eq!(o.adult_pro, vec![3, 1], "{o:?}");
+    assert_eq!((o.with_email, o.any_admin), (3, true), "{o:?}");
+    assert_eq!(o.tags, vec!["admin", "beta", "new"], "{o:?}");
+    let mut plans = o.plans.clone();
+    plans.sort_by_key(|p| *p == typed_queries::Plan::ProTeam);
+    assert_eq!(
+        plans,
+        vec![typed_queries::Plan::Free, typed_queries::Plan::ProTeam]
+    );
+    assert_eq!(o.estimated, 5, "{o:?}");
+    assert_eq!(o.minors, vec![2, 5], "{o:?}");
+    assert_eq!(o.free_cards, vec!["Bo", "Di"], "{o:?}");
+    assert_eq!(o.welcomed, Some((3, 1)), "{o:?}");
     t.finish().await;
 }

@@ -8,7 +8,9 @@ mod mongoose_support;
 
 use std::future::IntoFuture;
 
-use mongoose_support::{expect_version, guarded, item, items_bson, stored, with_parents, Item};
+use mongoose_support::{
+    expect_version, guarded, item, items_bson, rewriting, stored, with_parents, Item,
+};
 use odm::bson::Bson;
 use odm::prelude::*;
 use odm::testing::TestDb;
@@ -98,7 +100,13 @@ async fn increments_version_when_setting_an_array() {
     assert_eq!(
         b.changes(),
         Some((
-            doc! { "_id": id, "__v": 0 },
+            // The rewrite guard (docs/rules-guard.md, not in Mongoose): the
+            // whole-array $set also requires the array this copy loaded.
+            rewriting(
+                doc! { "_id": id, "__v": 0 },
+                "comments",
+                items_bson(std::slice::from_ref(&first))
+            ),
             doc! { "$set": { "comments": whole }, "$inc": { "__v": 1 } }
         ))
     );
@@ -124,6 +132,7 @@ async fn mixing_shift_and_add_to_set_converts_to_set() {
     let m = Commented::model(&t.db);
     let id = ObjectId::new();
     let first = item("first");
+    let loaded = items_bson(std::slice::from_ref(&first));
     let mut a = m
         .create(Commented {
             id,
@@ -147,7 +156,9 @@ async fn mixing_shift_and_add_to_set_converts_to_set() {
     assert_eq!(
         a.changes(),
         Some((
-            doc! { "_id": id, "__v": 0 },
+            // The rewrite guard (docs/rules-guard.md, not in Mongoose): the
+            // whole-array $set also requires the array this copy loaded.
+            rewriting(doc! { "_id": id, "__v": 0 }, "comments", loaded.clone()),
             doc! { "$set": { "comments": pushed.clone() }, "$inc": { "__v": 1 } }
         ))
     );
@@ -249,7 +260,9 @@ async fn gh_1898_push_and_positional_edit() {
     assert_eq!(
         d.changes(),
         Some((
-            doc! { "_id": id, "__v": 0 },
+            // The rewrite guard (docs/rules-guard.md, not in Mongoose): the
+            // whole-array $set also requires the array this copy loaded.
+            rewriting(doc! { "_id": id, "__v": 0 }, "tags", vec!["eggs"]),
             doc! { "$set": { "tags": ["EGGS", "bacon"], "name": "breakfast" }, "$inc": { "__v": 1 } }
         ))
     );
@@ -403,7 +416,13 @@ async fn adds_version_to_filter_if_pushing_to_a_nested_array() {
     assert_eq!(
         post1.changes(),
         Some((
-            doc! { "_id": id, "__v": 0 },
+            // The rewrite guard (docs/rules-guard.md, not in Mongoose): the
+            // whole-array $set also requires the array this copy loaded.
+            rewriting(
+                doc! { "_id": id, "__v": 0 },
+                "comments",
+                vec![doc! { "_id": c0, "likedBy": ["Friends", "Family"] }],
+            ),
             doc! { "$set": { "comments": [{ "_id": c1, "likedBy": ["test"] }] }, "$inc": { "__v": 1 } }
         ))
     );

@@ -193,12 +193,20 @@ async fn removal_of_sub_documents_with_id_is_a_pull_by_id() {
 
 #[tokio::test]
 async fn removal_of_sub_documents_without_id_sets_the_array() {
-    let (_, stored, version) = save_change(
+    let (_, stored, version) = save_change_filtered(
         |p| {
             p.notes.remove(0);
         },
         doc! { "$set": { "notes": [{ "text": "y" }] }, "$inc": { "__v": 1 } },
-        true,
+        // The rewrite guard (docs/rules-guard.md): the whole-array $set also
+        // requires the array this copy loaded.
+        |id| {
+            rewriting(
+                doc! { "_id": id, "__v": 0 },
+                "notes",
+                vec![doc! { "text": "x" }, doc! { "text": "y" }],
+            )
+        },
     )
     .await;
     assert_eq!(
@@ -268,10 +276,18 @@ async fn other_array_changes_set_the_whole_array_with_all() {
         ),
     ];
     for (change, expected) in cases {
-        let (value, stored, version) = save_change(
+        let (value, stored, version) = save_change_filtered(
             change,
             doc! { "$set": { "numbers": expected.clone() }, "$inc": { "__v": 1 } },
-            true,
+            // The rewrite guard (docs/rules-guard.md): the whole-array $set also
+            // requires the array this copy loaded.
+            |id| {
+                rewriting(
+                    doc! { "_id": id, "__v": 0 },
+                    "numbers",
+                    vec![1, 2, 3, 4, 5, 6],
+                )
+            },
         )
         .await;
         assert_eq!(value.numbers, expected);
@@ -296,7 +312,12 @@ async fn duplicates_removed_partly_set_the_whole_array() {
     assert_eq!(
         doc.changes(),
         Some((
-            doc! { "_id": value.id, "__v": 0 },
+            // The rewrite guard (docs/rules-guard.md).
+            rewriting(
+                doc! { "_id": value.id, "__v": 0 },
+                "numbers",
+                vec![1, 4, 4, 6]
+            ),
             doc! { "$set": { "numbers": [1, 4, 6] }, "$inc": { "__v": 1 } }
         ))
     );

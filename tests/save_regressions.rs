@@ -7,7 +7,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::Monitored;
+use common::{rewriting, Monitored};
 use odm::bson::{doc, Bson, Document as BsonDocument};
 use odm::prelude::*;
 use odm::testing::TestDb;
@@ -283,7 +283,9 @@ async fn a_same_length_assignment_makes_a_stale_whole_array_write_fail() {
     assert_eq!(
         a.changes().unwrap(),
         (
-            doc! { "_id": a.id, "__v": 0 },
+            // The rewrite guard (docs/rules-guard.md): the rewrite also
+            // requires what this copy loaded there.
+            rewriting(doc! { "_id": a.id, "__v": 0 }, "tags", vec!["a", "b"]),
             doc! { "$set": { "tags": ["x", "y"] }, "$inc": { "__v": 1 } }
         )
     );
@@ -579,7 +581,13 @@ async fn a_stale_write_under_a_removed_document_fails_instead_of_storing_a_fragm
     assert_eq!(
         a.changes().unwrap(),
         (
-            doc! { "_id": id, "__v": 2 },
+            // The rewrite guard (docs/rules-guard.md): the rewrite also
+            // requires what this copy loaded there.
+            rewriting(
+                doc! { "_id": id, "__v": 2 },
+                "slots.0.inner",
+                doc! { "x": 1, "y": 2 }
+            ),
             doc! { "$unset": { "slots.0.inner": "" }, "$inc": { "__v": 1 } }
         )
     );

@@ -41,7 +41,7 @@ pub(crate) fn to_raw_sized<T: Serialize>(
             return Ok(raw);
         }
     }
-    Ok(mongodb::bson::to_raw_document_buf(value)?)
+    Ok(crate::bson_release::to_raw_document_buf(value)?)
 }
 
 /// A stored counter (a token, a fence) as an integer: an Int32, an Int64
@@ -117,12 +117,12 @@ pub(crate) fn load<T: Document>(
 pub(crate) fn decode<'a, T: DeserializeOwned>(
     raw: &'a RawDocument,
     key: Option<&'static str>,
-) -> Result<T, (Cow<'a, RawDocument>, mongodb::bson::de::Error)> {
+) -> Result<T, (Cow<'a, RawDocument>, crate::bson_release::DeError)> {
     if let Some(value) = crate::rawde::from_slice(raw.as_bytes(), key) {
         return Ok(value);
     }
     let hidden = version_key::hidden(raw, key);
-    match mongodb::bson::from_slice::<Strict<T>>(hidden.as_bytes()) {
+    match crate::bson_release::from_slice::<Strict<T>>(hidden.as_bytes()) {
         Ok(Strict(value)) => Ok(value),
         Err(e) => Err((hidden, e)),
     }
@@ -142,7 +142,10 @@ pub(crate) fn deserialize_error<T: DeserializeOwned>(
             let de = mongodb::bson::Deserializer::new(Bson::Document(doc));
             match serde_path_to_error::deserialize::<_, Strict<T>>(de) {
                 Ok(_) => (String::new(), fast),
-                Err(e) => (dotted(&e.path().to_string()), e.inner().to_string()),
+                Err(e) => (
+                    dotted(&e.path().to_string()),
+                    crate::bson_release::de_message(e.inner()),
+                ),
             }
         }
         Err(e) => (String::new(), e.to_string()),

@@ -288,7 +288,7 @@ fn shape_of_raw(d: &RawDocument, out: &mut String) {
         empty = false;
         match element {
             Ok((key, value)) => {
-                out.push_str(key);
+                out.push_str(crate::bson_release::key_str(key));
                 out.push_str(": ");
                 match value {
                     RawBsonRef::Document(inner) => shape_of_raw(inner, out),

@@ -55,11 +55,16 @@ pub(crate) enum Tracked {
     /// only read never serializes. `stored` is the document as read.
     Clean { id: Bson, stored: RawDocumentBuf },
     /// Stored: the value as loaded or saved, serialized, and the paths the
-    /// stored document lacks (filled in by `#[serde(default)]`).
+    /// stored document lacks (filled in by `#[serde(default)]`). `base` is
+    /// the stored document as this copy knows it (without the version key
+    /// and the fence), kept only where it differs from `snapshot` (fields
+    /// the model does not know, another field order, another integer
+    /// width): the rewrite guard compares the store with it.
     Snapshot {
         id: Bson,
         snapshot: RawDocumentBuf,
         missing: Missing,
+        base: Option<RawDocumentBuf>,
     },
     /// Stored, but the loaded value could not be serialized to take its
     /// snapshot; a save reports this error.
@@ -227,9 +232,9 @@ impl<T: Document> Doc<T> {
         } else if plan.effect.bump && key.is_some() {
             self.version = Some(self.version.unwrap_or(0) + 1);
         }
-        let mut missing = match std::mem::replace(&mut self.tracked, Tracked::New) {
-            Tracked::Snapshot { missing, .. } => missing,
-            _ => Missing::new(),
+        let (mut missing, base) = match std::mem::replace(&mut self.tracked, Tracked::New) {
+            Tracked::Snapshot { missing, base, .. } => (missing, base),
+            _ => (Missing::new(), None),
         };
         diff::settle_missing(&mut missing, &plan.changes);
         let snapshot = match plan.stamp {
@@ -239,10 +244,13 @@ impl<T: Document> Doc<T> {
             }
             None => plan.current,
         };
+        let base =
+            base.and_then(|base| crate::guard::rewrite::advance(&base, &plan.changes, &snapshot));
         self.tracked = Tracked::Snapshot {
             id,
             snapshot,
             missing,
+            base,
         };
         self.increment = false;
         self.in_doubt = false;
@@ -282,9 +290,11 @@ impl<T: Document> DerefMut for Doc<T> {
             let id = id.clone();
             let snapshot = codec::to_raw_sized(&self.value, stored.as_bytes().len())
                 .and_then(|snapshot| Ok((diff::missing_paths(stored, &snapshot)?, snapshot)));
+            let key = T::__odm_meta().versioning.key;
             self.tracked = match snapshot {
                 Ok((missing, snapshot)) => Tracked::Snapshot {
                     id,
+                    base: base_of(stored, key, &snapshot),
                     snapshot,
                     missing,
                 },
@@ -296,6 +306,18 @@ impl<T: Document> DerefMut for Doc<T> {
         }
         &mut self.value
     }
+}
+
+/// The stored document as the rewrite guard compares with it: `stored`
+/// without the version key and the fence, or `None` when that is exactly
+/// `snapshot` (the common case, which costs no copy).
+fn base_of(
+    stored: &RawDocumentBuf,
+    key: Option<&str>,
+    snapshot: &RawDocumentBuf,
+) -> Option<RawDocumentBuf> {
+    let seen = crate::version_key::hidden(stored, key);
+    (seen.as_bytes() != snapshot.as_bytes()).then(|| seen.into_owned())
 }
 
 impl<T: Document + fmt::Debug> fmt::Debug for Doc<T> {

@@ -38,7 +38,10 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     /// it into that field's type). Used on insert, to give a document whose
     /// `_id` is missing or null the `ObjectId` odm generates.
     #[doc(hidden)]
-    fn __odm_set_id(&mut self, _id: mongodb::bson::Bson) -> Result<(), mongodb::bson::de::Error> {
+    fn __odm_set_id(
+        &mut self,
+        _id: mongodb::bson::Bson,
+    ) -> Result<(), crate::bson_release::DeError> {
         Err(serde::de::Error::custom(
             "this `Document` implementation cannot write an id; derive `Document` to get one",
         ))

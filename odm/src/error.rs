@@ -11,6 +11,7 @@ use std::fmt;
 use mongodb::bson::Bson;
 
 mod app;
+mod batch;
 mod driver;
 mod duplicate;
 mod kinds;
@@ -20,6 +21,8 @@ mod validation;
 mod values;
 
 pub use app::ApplicationError;
+pub use batch::{BatchError, BatchRefusal};
+
 pub(crate) use driver::{from_driver, may_have_applied, Cause, Described};
 pub(crate) use duplicate::complete_insert;
 pub use kinds::{DeserializeError, DuplicateKeyError, HookError, NotFoundError, ShardKeyError};
@@ -59,7 +62,7 @@ pub enum Error {
     /// A stored document could not be deserialized into the model type.
     Deserialize(Box<DeserializeError>),
     /// The value could not be serialized to BSON.
-    Serialize(Box<mongodb::bson::ser::Error>),
+    Serialize(Box<crate::bson_release::SerError>),
     /// A lease was no longer held when its holder renewed or released it
     /// (it expired by the database's clock, and another holder may have
     /// taken it), or its keep-alive found it lost. Nothing was changed.
@@ -81,6 +84,9 @@ pub enum Error {
     /// runs (a transaction, `update_with_retry`, a hook's reason is
     /// [`Error::Hook`]): see [`Error::application`]. Never retried.
     Application(Box<ApplicationError>),
+    /// A batch of `bulk_save` / `insert_many` was refused before anything
+    /// was sent (a `_id` given twice, a `Doc` of another collection).
+    Batch(Box<BatchError>),
     /// Any other error from the MongoDB driver.
     Driver(mongodb::error::Error),
 }
@@ -96,7 +102,7 @@ impl fmt::Display for Error {
             Error::Deserialize(e) => e.fmt(f),
             Error::Serialize(e) => {
                 f.write_str("cannot serialize the document to BSON: ")?;
-                driver::serialize_text(e, f)
+                crate::bson_release::ser_text(e, values::values_shown(), f)
             }
             Error::LeaseLost(e) => e.fmt(f),
             Error::LeaseTimeout(e) => e.fmt(f),
@@ -104,6 +110,7 @@ impl fmt::Display for Error {
             Error::ShardKey(e) => e.fmt(f),
             Error::Hook(e) => e.fmt(f),
             Error::Application(e) => e.fmt(f),
+            Error::Batch(e) => e.fmt(f),
             Error::Driver(e) => driver::describe(e, f),
         }
     }
@@ -128,13 +135,14 @@ impl std::error::Error for Error {
             Error::ShardKey(e) => e.source(),
             Error::Hook(e) => e.source(),
             Error::Application(e) => e.source(),
+            Error::Batch(e) => e.source(),
             Error::Driver(e) => Some(e),
         }
     }
 }
 
-impl From<mongodb::bson::ser::Error> for Error {
-    fn from(e: mongodb::bson::ser::Error) -> Self {
+impl From<crate::bson_release::SerError> for Error {
+    fn from(e: crate::bson_release::SerError) -> Self {
         Error::Serialize(Box::new(e))
     }
 }

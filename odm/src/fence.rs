@@ -12,6 +12,7 @@
 
 use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::{doc, Bson, Document};
+use mongodb::options::{CollectionOptions, ReadPreference, SelectionCriteria, WriteConcern};
 use mongodb::{ClientSession, Collection};
 
 use crate::atomic::ops;
@@ -20,6 +21,42 @@ use crate::error::{from_driver, Error, FencedError, Result};
 
 /// The stored field holding the largest token that wrote the document.
 pub(crate) const FENCE: &str = "__fence";
+
+/// The write concern of every lease operation and fenced write: a
+/// majority of the replica set, so an acknowledged grant or fenced write
+/// is not rolled back when the primary fails over (a grant acknowledged
+/// by the old primary alone could be lost, and the same token granted
+/// again).
+pub(crate) fn majority() -> WriteConcern {
+    WriteConcern::majority()
+}
+
+/// The read preference of every read a lease or a fence makes: the
+/// primary, which holds every acknowledged grant and fence.
+pub(crate) fn primary() -> SelectionCriteria {
+    SelectionCriteria::ReadPreference(ReadPreference::Primary)
+}
+
+/// The options of the leases' collection: [`majority`] and [`primary`].
+pub(crate) fn options() -> CollectionOptions {
+    CollectionOptions::builder()
+        .write_concern(majority())
+        .selection_criteria(primary())
+        .build()
+}
+
+/// `collection` (any document type), with [`options`]: fenced writes
+/// and the reads of a fence go through it. Options of a collection, unlike
+/// options of one operation, give way inside a transaction (the commit
+/// carries the write concern there, and a transaction reads from the
+/// primary), so one handle serves both.
+pub(crate) fn collection<T: Send + Sync>(collection: &Collection<T>) -> Collection<RawDocumentBuf> {
+    let ns = collection.namespace();
+    collection
+        .client()
+        .database(&ns.db)
+        .collection_with_options(&ns.coll, options())
+}
 
 /// `filter`, also requiring the stored fence to be absent or not larger
 /// than `token`.
@@ -56,7 +93,7 @@ pub(crate) async fn refusal(
     token: i64,
     session: Option<&mut ClientSession>,
 ) -> Result<Option<Error>> {
-    let docs = collection.clone_with_type::<Document>();
+    let docs = self::collection(collection).clone_with_type::<Document>();
     let refusing = refusing(filter.clone(), token);
     let log = Command::new(collection.name(), "find").filter(&refusing);
     let action = docs.find_one(refusing).projection(doc! { FENCE: 1 });

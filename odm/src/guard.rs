@@ -15,6 +15,11 @@
 //!   document or an array bumps the version, so a save that checks the
 //!   version is safe; one that does not requires every parent of a path it
 //!   writes to still be a document or an array.
+//! - The rewrite guard ([`rewrite`]): a write replacing or removing a whole
+//!   document or array requires the stored value there to be what this
+//!   copy loaded, so it cannot drop an in-place edit it did not see.
+
+pub(crate) mod rewrite;
 
 use std::collections::HashSet;
 

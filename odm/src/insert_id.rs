@@ -26,8 +26,8 @@ use crate::request::Plan;
 pub fn set_id<F: DeserializeOwned>(
     field: &mut F,
     id: Bson,
-) -> Result<(), mongodb::bson::de::Error> {
-    *field = mongodb::bson::from_bson(id)?;
+) -> Result<(), crate::bson_release::DeError> {
+    *field = crate::bson_release::from_bson(id)?;
     Ok(())
 }
 

@@ -288,6 +288,110 @@
 //! # }
 //! ```
 //!
+//! ## Typed queries
+//!
+//! The same paths build filters, sorts and updates ([`typed`]), with each
+//! value checked against the field's type at compile time: a string
+//! compared with a number, or a misspelled field, does not compile. The
+//! result is an ordinary document (`Into<bson::Document>`), so it goes
+//! wherever a filter goes ([`Model::find`], [`Model::find_one`],
+//! [`Model::count`], [`Model::claim`], [`Model::upsert`]) and composes with
+//! `doc!` where the builder stops.
+//!
+//! | on a path | sends | takes |
+//! |---|---|---|
+//! | `eq ne gt gte lt lte` | `{ f: v }`, `{ f: { $ne: v } }`, ... | the field's type (`&str` for a `String`; `T` or `None` for an `Option<T>`; an element for a `Vec`) |
+//! | `is_in not_in` | `$in`, `$nin` | values of that type |
+//! | `exists(bool)` | `$exists` | |
+//! | `contains all size elem_match` | element equality, `$all`, `$size`, `$elemMatch` | on arrays: the element type |
+//! | `set unset inc push pull` | `$set`, `$unset` (an `Option` field), `$inc` (a number), `$push`, `$pull` | the field's / element's type |
+//! | `asc desc` | `{ f: 1 }`, `{ f: -1 }` | |
+//!
+//! Filters combine with `and`, `or`, `nor` and `not` (or `!`), updates
+//! with `and`, sorts with `then`. Values are encoded as serde stores them,
+//! so an enum with `rename_all` is compared by its stored name:
+//!
+//! ```
+//! use odm::prelude::*;
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+//! #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+//! pub enum Status { Active, Pending, Expired }
+//!
+//! #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+//! #[serde(rename_all = "camelCase")]
+//! pub struct User {
+//!     #[serde(rename = "_id")]
+//!     pub id: ObjectId,
+//!     pub age: u32,
+//!     pub status: Status,
+//!     pub email: Option<String>,
+//!     pub tags: Vec<String>,
+//!     pub created_at: i64,
+//! }
+//!
+//! let f = User::fields();
+//! let adults = f.age().gte(18).and(f.status().is_in([Status::Active, Status::Pending]));
+//! assert_eq!(
+//!     bson::Document::from(adults),
+//!     doc! { "age": { "$gte": 18_i64 }, "status": { "$in": ["ACTIVE", "PENDING"] } },
+//! );
+//! let no_email = f.email().eq(None).or(f.tags().contains("bounced"));
+//! assert_eq!(
+//!     bson::Document::from(no_email),
+//!     doc! { "$or": [{ "email": null }, { "tags": "bounced" }] },
+//! );
+//! let expire = f.status().set(Status::Expired).and(f.tags().push("expired"));
+//! assert_eq!(
+//!     bson::Document::from(expire),
+//!     doc! { "$set": { "status": "EXPIRED" }, "$push": { "tags": "expired" } },
+//! );
+//! assert_eq!(bson::Document::from(f.created_at().desc()), doc! { "createdAt": -1 });
+//! # use odm::bson;
+//! ```
+//!
+//! With a server, the reads that go with them: [`Model::exists`],
+//! [`Model::distinct`] (typed by the field; for an array field, name the
+//! element type), [`Model::estimated_count`], and two untracked forms of
+//! [`Model::find`]: [`Find::lean`] decodes plain `T` values (no snapshot,
+//! nothing to save) and [`Find::projection`] asks for the fields of a
+//! smaller type deriving [`Fields`] and decodes into it (it has no
+//! `Document` impl: saving it does not compile). A projected document
+//! lacking a field the type requires fails with [`Error::Deserialize`]
+//! naming its `_id` and the field.
+//!
+//! ```no_run
+//! # use odm::prelude::*;
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+//! # #[serde(rename_all = "camelCase")]
+//! # pub struct User { #[serde(rename = "_id")] pub id: ObjectId, pub age: u32, pub status: String,
+//! #     pub email: Option<String>, pub tags: Vec<String>, pub created_at: i64, pub name: String }
+//! #[derive(Debug, Serialize, Deserialize, Fields)]
+//! pub struct UserName {
+//!     pub name: String,
+//! }
+//!
+//! # async fn run(users: Model<User>) -> odm::Result<()> {
+//! let f = User::fields();
+//! let page: Vec<Doc<User>> =
+//!     users.find(f.status().eq("ACTIVE")).sort(f.created_at().desc()).limit(50).await?;
+//! let n = users.count(f.email().exists(true)).await?;
+//! let taken = users.exists(f.email().eq("a@b.c")).await?;
+//! let statuses: Vec<String> = users.distinct(f.status(), doc! {}).await?;
+//! let tags: Vec<String> = users.distinct(f.tags(), f.age().gte(18)).await?;
+//! let about = users.estimated_count().await?;
+//! let plain: Vec<User> = users.find(f.age().lt(18)).lean().await?;
+//! let names: Vec<UserName> = users.find(doc! {}).projection::<UserName>().await?;
+//! # let _ = (page, n, taken, statuses, tags, about, plain, names);
+//! # Ok(()) }
+//! ```
+//!
+//! A nested struct whose field is named like one of these methods (`size`,
+//! `all`, `set`, ...) is reached through its own paths
+//! (`Item::fields().size()`), since the method wins on the parent's path.
+//!
 //! ## Testing against a server
 //!
 //! With the `testing` feature, `odm::testing` starts a local
@@ -500,6 +604,8 @@
 
 mod array;
 mod atomic;
+mod bson_release;
+mod bulk;
 mod checked_read;
 mod codec;
 mod command_log;
@@ -548,13 +654,14 @@ pub use array::BsonArray;
 pub use atomic::{
     transaction, Claim, DocCheckpoint, Rollback, Transaction, UpdateWithRetry, Upsert,
 };
+pub use bulk::{BulkSave, InsertMany};
 pub use delete::Delete;
 pub use doc::Doc;
 pub use document::Document;
 pub use error::{
-    values_shown, ApplicationError, DeserializeError, DuplicateKeyError, Error, FencedError,
-    HookError, LeaseLostError, LeaseTimeoutError, NotFoundError, Result, ShardKeyError,
-    ValidationError, ValidationErrors, VersionError,
+    values_shown, ApplicationError, BatchError, BatchRefusal, DeserializeError, DuplicateKeyError,
+    Error, FencedError, HookError, LeaseLostError, LeaseTimeoutError, NotFoundError, Result,
+    ShardKeyError, ValidationError, ValidationErrors, VersionError,
 };
 pub use fields::{FieldPath, Fields, Flattened};
 pub use hooks::{HookContext, Hooks};

@@ -144,13 +144,17 @@ async fn insert<T: Document>(
 ) -> Result<()> {
     let mut stored = plan.current.clone();
     if let Some(key) = T::__odm_meta().versioning.key {
-        stored.append(key, 0i32);
+        crate::bson_release::append(&mut stored, key, 0i32);
     }
     if let Some(token) = fence {
-        stored.append(crate::fence::FENCE, token);
+        crate::bson_release::append(&mut stored, crate::fence::FENCE, token);
     }
     let log = Command::new(doc.model().name(), "insert").update(stored.as_ref());
-    let action = doc.model().raw_collection().insert_one(&stored);
+    let fenced = fence.map(|_| crate::fence::collection(doc.model().raw_collection()));
+    let action = fenced
+        .as_ref()
+        .unwrap_or(doc.model().raw_collection())
+        .insert_one(&stored);
     log.send(send(action, session)).await.map_err(|e| {
         let e = from_driver(e, doc.model().name());
         crate::error::complete_insert(e, T::__odm_meta(), &stored)
@@ -185,7 +189,11 @@ async fn update<T: Document>(
         let log = Command::new(doc.model().name(), "update")
             .filter(&filter)
             .update(&update);
-        let action = doc.model().collection().update_one(filter.clone(), update);
+        let fenced = fence.map(|_| crate::fence::collection(doc.model().raw_collection()));
+        let action = match &fenced {
+            Some(fenced) => fenced.update_one(filter.clone(), update),
+            None => doc.model().collection().update_one(filter.clone(), update),
+        };
         let matched = log
             .send(send(action, session.as_deref_mut()))
             .await

@@ -6,6 +6,7 @@
 //! leaves the `Doc` untouched. `upsert` and `claim` add the fields to the
 //! update document.
 
+use crate::bson_release;
 use mongodb::bson::raw::{RawBson, RawDocumentBuf};
 use mongodb::bson::{Bson, DateTime, Document as BsonDocument};
 
@@ -96,17 +97,18 @@ fn with_fields(raw: &RawDocumentBuf, fields: &[(&str, DateTime)]) -> Result<RawD
     let mut written = vec![false; fields.len()];
     for element in raw.iter() {
         let (key, value) = element.map_err(raw_error)?;
+        let key = bson_release::key_str(key);
         match fields.iter().position(|(name, _)| *name == key) {
             Some(i) => {
-                out.append(key, RawBson::DateTime(fields[i].1));
+                bson_release::append(&mut out, key, RawBson::DateTime(fields[i].1));
                 written[i] = true;
             }
-            None => out.append(key, value.to_raw_bson()),
+            None => bson_release::append(&mut out, key, bson_release::to_raw_bson(value)),
         }
     }
     for (i, (name, at)) in fields.iter().enumerate() {
         if !written[i] {
-            out.append(*name, RawBson::DateTime(*at));
+            bson_release::append(&mut out, name, RawBson::DateTime(*at));
         }
     }
     Ok(out)

@@ -66,9 +66,9 @@ pub(crate) fn hidden<'a>(raw: &'a RawDocument, key: Option<&str>) -> Cow<'a, Raw
     }
     let mut out = RawDocumentBuf::new();
     for element in raw {
-        match element {
+        match element.map(|(k, v)| (crate::bson_release::key_str(k), v)) {
             Ok((k, _)) if k == fence || Some(k) == key => {}
-            Ok((k, v)) => out.append_ref(k, v),
+            Ok((k, v)) => crate::bson_release::append_ref(&mut out, k, v),
             Err(_) => return Cow::Borrowed(raw),
         }
     }

@@ -69,7 +69,7 @@ fn change_effect(change: &Change) -> Effect {
 /// Whether `optimistic_concurrency` applies to a save with these changes:
 /// `include` when one touches a listed path (at, under or above it),
 /// `exclude` unless every one is at or under a listed path.
-fn concurrency_applies(mode: Concurrency, changes: &[Change]) -> bool {
+pub(crate) fn concurrency_applies(mode: Concurrency, changes: &[Change]) -> bool {
     match mode {
         Concurrency::Off => false,
         Concurrency::All => true,

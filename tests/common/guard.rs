@@ -40,3 +40,11 @@ pub fn with_parents(mut filter: Document, parents: &[&str]) -> Document {
     }
     filter
 }
+
+/// `filter` with the rewrite guard of `path`: a save that replaces or
+/// removes the document or array there requires the stored value to be
+/// `loaded`, what the copy loaded.
+pub fn rewriting(mut filter: Document, path: &str, loaded: impl Into<Bson>) -> Document {
+    filter.insert(path, doc! { "$eq": loaded.into() });
+    filter
+}

@@ -76,11 +76,15 @@ impl<T: Document> Model<T> {
     /// matches). Write the worker's id in the update and retry with a
     /// filter that also matches the worker's own claim (`{$or: [{state:
     /// "pending"}, {owner: <me>}]}`) to find it again.
-    pub fn claim(&self, filter: BsonDocument, update: BsonDocument) -> Claim<'_, T> {
+    pub fn claim(
+        &self,
+        filter: impl Into<BsonDocument>,
+        update: impl Into<BsonDocument>,
+    ) -> Claim<'_, T> {
         Claim {
             model: self,
-            filter,
-            update,
+            filter: filter.into(),
+            update: update.into(),
             sort: None,
             session: None,
             fence: None,
@@ -90,8 +94,8 @@ impl<T: Document> Model<T> {
 
 impl<'a, T: Document> Claim<'a, T> {
     /// Which matching document to take first, e.g. `doc! { "priority": -1 }`.
-    pub fn sort(mut self, sort: BsonDocument) -> Self {
-        self.sort = Some(sort);
+    pub fn sort(mut self, sort: impl Into<BsonDocument>) -> Self {
+        self.sort = Some(sort.into());
         self
     }
 
@@ -152,8 +156,11 @@ impl<'a, T: Document> IntoFuture for Claim<'a, T> {
             let log = Command::new(model.name(), "findAndModify")
                 .filter(&sent)
                 .update(&update);
-            let action = model
-                .raw_collection()
+            // A fenced claim states write concern majority (see `fence::options`).
+            let fenced = fence.map(|_| crate::fence::collection(model.raw_collection()));
+            let action = fenced
+                .as_ref()
+                .unwrap_or(model.raw_collection())
                 .find_one_and_update(sent, update)
                 .return_document(ReturnDocument::After)
                 .optional(sort, |a, sort| a.sort(sort));

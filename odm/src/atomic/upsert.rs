@@ -103,10 +103,10 @@ impl<T: Document> Model<T> {
     /// one inside a session (where the failed write has aborted the
     /// transaction), is returned as [`Error::DuplicateKey`]. Without a unique
     /// index nothing stops two inserts: index the upsert's filter fields.
-    pub fn upsert(&self, filter: BsonDocument) -> Upsert<'_, T> {
+    pub fn upsert(&self, filter: impl Into<BsonDocument>) -> Upsert<'_, T> {
         Upsert {
             model: self,
-            filter,
+            filter: filter.into(),
             set: BsonDocument::new(),
             set_on_insert: BsonDocument::new(),
             session: None,
@@ -223,14 +223,16 @@ async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
     }
     let mut duplicate_retried = false;
     let mut empty_answers = 0;
+    // A fenced upsert states write concern majority (see `fence::options`).
+    let fenced = fence.map(|_| crate::fence::collection(model.raw_collection()));
+    let collection = fenced.as_ref().unwrap_or(model.raw_collection());
     loop {
         let log = Command::new(model.name(), "findAndModify").filter(&sent);
         let (log, modifications): (_, UpdateModifications) = match &update {
             Sent::Operators(u) => (log.update(u), u.clone().into()),
             Sent::Pipeline(p) => (log.update(p.as_slice()), p.clone().into()),
         };
-        let action = model
-            .raw_collection()
+        let action = collection
             .find_one_and_update(sent.clone(), modifications)
             .upsert(true)
             .return_document(ReturnDocument::After);

@@ -166,7 +166,7 @@ fn keeps_its_meaning(change: &Change, current: &RawDocument) -> Result<bool, Err
 
 /// The value at a dotted path (array elements by index) of a document, and
 /// whether the path goes through an array element.
-fn lookup<'a>(doc: &'a [u8], path: &str) -> Result<Option<(Elem<'a>, bool)>, Error> {
+pub(crate) fn lookup<'a>(doc: &'a [u8], path: &str) -> Result<Option<(Elem<'a>, bool)>, Error> {
     let mut at = Elem {
         tag: ElementType::EmbeddedDocument as u8,
         key: b"",

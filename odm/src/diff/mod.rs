@@ -13,7 +13,7 @@ mod scan;
 use mongodb::bson::raw::RawDocument;
 use mongodb::bson::Bson;
 
-pub(crate) use missing::{fill_missing, missing_paths, settle_missing, Missing};
+pub(crate) use missing::{fill_missing, lookup, missing_paths, settle_missing, Missing};
 pub(crate) use scan::Elem;
 use scan::{elements, Keys};
 
@@ -85,9 +85,11 @@ impl Change {
 }
 
 pub(crate) fn raw_error(e: impl std::fmt::Display) -> Error {
-    Error::from(<mongodb::bson::ser::Error as serde::ser::Error>::custom(
-        format_args!("malformed BSON: {e}"),
-    ))
+    Error::from(
+        <crate::bson_release::SerError as serde::ser::Error>::custom(format_args!(
+            "malformed BSON: {e}"
+        )),
+    )
 }
 
 fn join(prefix: &str, key: &str) -> String {
@@ -195,7 +197,7 @@ fn whole(
 ) -> Result<(), Error> {
     if prefix.is_empty() {
         return Err(Error::from(
-            <mongodb::bson::ser::Error as serde::ser::Error>::custom(format_args!(
+            <crate::bson_release::SerError as serde::ser::Error>::custom(format_args!(
                 "the top-level key {:?} cannot be saved by an update: a key that \
                  contains '.', starts with '$' or is empty is not a field path; \
                  keep such keys inside a map field, which is then saved whole",

@@ -73,7 +73,7 @@ fn arrays_of_primitives_are_pulled_by_value() {
 fn many_distinct_removed_values_set_the_array() {
     let old: Vec<i32> = (0..100).collect();
     let new: Vec<i32> = (0..100).filter(|n| n % 2 == 0).collect();
-    let raw = |v: &[i32]| RawDocumentBuf::from_document(&mongodb::bson::doc! {"n": v}).unwrap();
+    let raw = |v: &[i32]| crate::bson_release::testing::raw(&mongodb::bson::doc! {"n": v});
     let change = one(raw(&old), raw(&new));
     assert_eq!(change, whole("n", bson!(new)));
 }
@@ -143,8 +143,8 @@ fn a_key_that_is_not_a_path_sets_its_whole_map() {
         let mut new = old.clone();
         new.get_document_mut("m").unwrap().insert(key, 2);
         let (old, new) = (
-            RawDocumentBuf::from_document(&old).unwrap(),
-            RawDocumentBuf::from_document(&new).unwrap(),
+            crate::bson_release::testing::raw(&old),
+            crate::bson_release::testing::raw(&new),
         );
         let expected = new.get("m").unwrap().unwrap();
         let map = |value| Change::new(Op::Whole, "m".into(), value, false);
@@ -192,8 +192,8 @@ fn large_maps_diff_by_key_whatever_their_order() {
         new.insert(format!("k{i}"), if i == 7 { -1 } else { i });
     }
     let (old, new) = (
-        rawdoc! {"m": RawDocumentBuf::from_document(&old).unwrap()},
-        rawdoc! {"m": RawDocumentBuf::from_document(&new).unwrap()},
+        rawdoc! {"m": crate::bson_release::testing::raw(&old)},
+        rawdoc! {"m": crate::bson_release::testing::raw(&new)},
     );
     assert_eq!(
         diff(&old, &new).unwrap(),

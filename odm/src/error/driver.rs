@@ -176,26 +176,3 @@ impl fmt::Debug for Cause {
         }
     }
 }
-
-/// bson's serialization error, said as one sentence.
-pub(crate) fn serialize_text(
-    e: &mongodb::bson::ser::Error,
-    f: &mut fmt::Formatter<'_>,
-) -> fmt::Result {
-    use mongodb::bson::ser::Error as Ser;
-    match e {
-        Ser::UnsignedIntegerExceededRange(n) => write!(
-            f,
-            "the unsigned integer {} is larger than BSON's largest integer ({})",
-            super::values::Value(n, super::values::values_shown()),
-            i64::MAX
-        ),
-        Ser::InvalidDocumentKey(key) => write!(
-            f,
-            "a map key must serialize as a string, not as {:?}",
-            key.element_type()
-        ),
-        Ser::InvalidCString(key) => write!(f, "the key {key:?} holds a null byte"),
-        other => fmt::Display::fmt(other, f),
-    }
-}

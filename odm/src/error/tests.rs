@@ -90,7 +90,7 @@ fn every_error_with_values() -> Vec<Error> {
     with_value.key_value = Some(Box::new(mongodb::bson::doc! { "email": EMAIL }));
     let write_error: mongodb::error::Error =
         mongodb::error::ErrorKind::Write(mongodb::error::WriteFailure::WriteError(
-            mongodb::bson::from_document(mongodb::bson::doc! {
+            crate::bson_release::testing::from_document(mongodb::bson::doc! {
                 "code": 11000, "errmsg": &message
             })
             .unwrap(),
@@ -188,14 +188,14 @@ fn hidden_texts_keep_names_and_ids() {
 #[test]
 fn an_unsigned_integer_too_large_is_a_value() {
     let e = Error::from(
-        mongodb::bson::to_document(&mongodb::bson::doc! {})
+        crate::bson_release::testing::to_document(&mongodb::bson::doc! {})
             .map(|_| ())
             .and_then(|_| {
                 #[derive(serde::Serialize)]
                 struct Big {
                     n: u64,
                 }
-                mongodb::bson::to_document(&Big { n: u64::MAX }).map(|_| ())
+                crate::bson_release::testing::to_document(&Big { n: u64::MAX }).map(|_| ())
             })
             .unwrap_err(),
     );

@@ -44,9 +44,15 @@ pub struct Leases {
 
 impl Leases {
     /// The leases kept in `collection` of `db`.
+    ///
+    /// Every lease operation (acquire, renew, release) is sent with write
+    /// concern `majority` and read preference `primary`, whatever the
+    /// client or database defaults are: a grant acknowledged by a majority
+    /// survives a failover, so no two holders get the same token (see
+    /// the save rules, "Leases across a replica set").
     pub fn new(db: &Database, collection: &str) -> Self {
         Leases {
-            collection: db.collection(collection),
+            collection: db.collection_with_options(collection, crate::fence::options()),
         }
     }
 

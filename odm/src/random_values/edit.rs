@@ -4,6 +4,7 @@
 //! (or as a string), a key removed or added, an array element removed or
 //! added; at a random depth.
 
+use crate::bson_release;
 use mongodb::bson::raw::{RawArray, RawArrayBuf, RawBson, RawBsonRef, RawDocument};
 use mongodb::bson::RawDocumentBuf;
 
@@ -13,20 +14,24 @@ impl Rng {
     /// `doc` with one random edit, at its top level or inside one of its
     /// documents or arrays.
     pub(crate) fn edit(&mut self, doc: &RawDocument) -> RawDocumentBuf {
-        let elements: Vec<(&str, RawBsonRef<'_>)> = doc.iter().map(Result::unwrap).collect();
+        let elements: Vec<(&str, RawBsonRef<'_>)> = doc
+            .iter()
+            .map(|e| e.map(|(k, v)| (bson_release::key_str(k), v)).unwrap())
+            .collect();
         let append = elements.is_empty() || self.percent(25);
         let at = self.below(elements.len().max(1));
         let mut out = RawDocumentBuf::new();
         for (i, (key, value)) in elements.iter().enumerate() {
             if append || i != at {
-                out.append_ref(*key, *value);
+                bson_release::append_ref(&mut out, key, *value);
             } else if let Some(edited) = self.edited(*value) {
-                out.append(*key, edited);
+                bson_release::append(&mut out, key, edited);
             }
         }
         if append {
             let key = self.key().replace('\0', "");
-            out.append(key, self.raw_value());
+            let value = self.raw_value();
+            bson_release::append(&mut out, &key, value);
         }
         out
     }
@@ -39,7 +44,7 @@ impl Rng {
         let at = self.below(items.len().max(1));
         for (i, item) in items.iter().enumerate() {
             if append || i != at {
-                out.push(item.to_raw_bson());
+                out.push(bson_release::to_raw_bson(*item));
             } else if let Some(edited) = self.edited(*item) {
                 out.push(edited);
             }
@@ -87,8 +92,8 @@ impl Rng {
         loop {
             // A key or a regex with a NUL cannot be stored: draw again.
             let holder = mongodb::bson::doc! { "v": self.bson(1, 10) };
-            if let Ok(raw) = mongodb::bson::to_raw_document_buf(&holder) {
-                return raw.get("v").unwrap().unwrap().to_raw_bson();
+            if let Ok(raw) = crate::bson_release::testing::to_raw_document_buf(&holder) {
+                return bson_release::to_raw_bson(raw.get("v").unwrap().unwrap());
             }
         }
     }

@@ -10,8 +10,8 @@
 
 use mongodb::bson::oid::ObjectId;
 use mongodb::bson::spec::BinarySubtype;
+use mongodb::bson::Timestamp;
 use mongodb::bson::{Binary, Bson, DateTime, Decimal128, Document, JavaScriptCodeWithScope};
-use mongodb::bson::{Regex, Timestamp};
 
 mod edit;
 mod types;
@@ -285,10 +285,11 @@ impl Rng {
                 time: self.next() as u32,
                 increment: self.next() as u32,
             }),
-            3 => Bson::RegularExpression(Regex {
-                pattern: self.string(5, 1),
-                options: self.pick(&["", "i", "im", "mi", "x", "ilmsux"]).to_string(),
-            }),
+            3 => {
+                let pattern = self.string(5, 1);
+                let options = self.pick(&["", "i", "im", "mi", "x", "ilmsux"]);
+                Bson::RegularExpression(crate::bson_release::testing::regex(&pattern, options))
+            }
             4 => Bson::JavaScriptCode(self.string(8, 1)),
             5 => Bson::JavaScriptCodeWithScope(JavaScriptCodeWithScope {
                 code: self.string(8, 1),

@@ -94,8 +94,9 @@ fn show(document: &RawDocumentBuf) -> String {
 
 fn agree_bytes<T: DeserializeOwned + Debug>(bytes: &[u8], case: &str) -> Result<String, ()> {
     let fast = from_slice::<T>(bytes, None).map(|v| format!("{v:?}"));
-    let strict = mongodb::bson::from_slice::<Strict<T>>(bytes).map(|v| format!("{:?}", v.0));
-    let lax = mongodb::bson::from_slice::<T>(bytes).map(|v| format!("{v:?}"));
+    let strict =
+        crate::bson_release::testing::from_slice::<Strict<T>>(bytes).map(|v| format!("{:?}", v.0));
+    let lax = crate::bson_release::testing::from_slice::<T>(bytes).map(|v| format!("{v:?}"));
     if let Some(fast) = &fast {
         assert_eq!(
             strict.as_ref().ok(),
@@ -112,8 +113,9 @@ fn agree_bytes<T: DeserializeOwned + Debug>(bytes: &[u8], case: &str) -> Result<
         // A `Document` keeps one value of a key stored twice: compare only
         // what it holds whole.
         let tree = Document::from_reader(bytes).unwrap();
-        if mongodb::bson::to_vec(&tree).unwrap() == bytes {
-            let tree = mongodb::bson::from_document::<T>(tree).map(|v| format!("{v:?}"));
+        if crate::bson_release::testing::to_vec(&tree).unwrap() == bytes {
+            let tree =
+                crate::bson_release::testing::from_document::<T>(tree).map(|v| format!("{v:?}"));
             assert_eq!(
                 Some(value),
                 tree.as_ref().ok(),
@@ -181,7 +183,7 @@ fn externally_tagged_enums_need_exactly_one_key() {
         rawdoc! { "e": { "Struct": { "a": 1 }, "zzz": null } },
     ] {
         let bytes = lenient.as_bytes();
-        assert!(mongodb::bson::from_slice::<H>(bytes).is_ok());
+        assert!(crate::bson_release::testing::from_slice::<H>(bytes).is_ok());
         assert!(from_slice::<H>(bytes, None).is_none());
     }
     // In an `Option`, and in a sequence.

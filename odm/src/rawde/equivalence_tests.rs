@@ -34,7 +34,7 @@ struct Case<'a> {
 impl Case<'_> {
     fn replay(&self) -> String {
         format!(
-            "replay: ODM_EQUIV_SEED={:#x} ODM_EQUIV_CASES=1 cargo test -p odm --lib rawde::equivalence\nskip: {:?}\nbytes: {:?}\ndocument: {:?}",
+            "replay: ODM_EQUIV_SEED={:#x} ODM_EQUIV_CASES=1 cargo test -p odm-mongo --lib rawde::equivalence\nskip: {:?}\nbytes: {:?}\ndocument: {:?}",
             self.seed,
             self.skip,
             self.bytes,
@@ -46,8 +46,10 @@ impl Case<'_> {
         let fast = from_slice::<T>(self.bytes, self.skip).map(|v| format!("{v:?}"));
         let raw = RawDocument::from_bytes(self.bytes);
         let slow = match &raw {
-            Ok(raw) => mongodb::bson::from_slice::<Strict<T>>(hidden(raw, self.skip).as_bytes()),
-            Err(_) => mongodb::bson::from_slice::<Strict<T>>(self.bytes),
+            Ok(raw) => crate::bson_release::testing::from_slice::<Strict<T>>(
+                hidden(raw, self.skip).as_bytes(),
+            ),
+            Err(_) => crate::bson_release::testing::from_slice::<Strict<T>>(self.bytes),
         }
         .map(|v| format!("{:?}", v.0));
         match (&fast, &slow) {
@@ -82,7 +84,7 @@ impl Case<'_> {
 }
 
 fn to_vec<T: Serialize>(value: &T) -> Option<Vec<u8>> {
-    mongodb::bson::to_vec(value).ok()
+    crate::bson_release::testing::to_vec(value).ok()
 }
 
 /// One random stored document and the type to decode it as (`0` Root,
@@ -111,7 +113,8 @@ fn stored(rng: &mut Rng) -> (Vec<u8>, usize) {
     }
     if rng.percent(40) {
         let key = rng.pick(&["__v", "__fence"]);
-        doc.append(key, rng.raw_value());
+        let value = rng.raw_value();
+        crate::bson_release::append(&mut doc, key, value);
     }
     (doc.into_bytes(), target)
 }
@@ -119,15 +122,21 @@ fn stored(rng: &mut Rng) -> (Vec<u8>, usize) {
 /// A top-level key stored twice, or one byte changed, added or removed.
 fn corrupt(rng: &mut Rng, bytes: Vec<u8>) -> Vec<u8> {
     let doc = RawDocument::from_bytes(&bytes).unwrap();
-    let elements: Vec<_> = doc.iter().map(Result::unwrap).collect();
+    let elements: Vec<_> = doc
+        .iter()
+        .map(|e| {
+            e.map(|(k, v)| (crate::bson_release::key_str(k), v))
+                .unwrap()
+        })
+        .collect();
     if !elements.is_empty() && rng.percent(40) {
         let mut twice = RawDocumentBuf::new();
         let again = rng.below(elements.len());
         for (key, value) in &elements {
-            twice.append_ref(*key, *value);
+            crate::bson_release::append_ref(&mut twice, key, *value);
         }
         let (key, _) = elements[again];
-        twice.append_ref(key, elements[rng.below(elements.len())].1);
+        crate::bson_release::append_ref(&mut twice, key, elements[rng.below(elements.len())].1);
         return twice.into_bytes();
     }
     let mut bytes = bytes;

@@ -17,7 +17,7 @@
 //! results and error messages stay exactly `bson`'s. Agreement with `bson`
 //! is checked by the tests in `rawde/tests.rs` and
 //! `rawde/agreement_tests.rs`, and on 100,000 random stored documents by
-//! `rawde/equivalence_tests.rs`, against `bson` 2.15.0 (see
+//! `rawde/equivalence_tests.rs`, against `bson` 2.15.0 and 3.1.0 (see
 //! `rawser/equivalence_tests.rs` for the test that fails on an upgrade).
 //!
 //! Two deliberate differences, both shared with the fallback in `codec`:

@@ -31,7 +31,7 @@ fn the_skipped_key_is_left_out_at_the_top_level_only() {
     let hidden = crate::version_key::hidden(&stored, Some("__v"));
     let closed: Closed = from_slice(bytes, Some("__v")).expect("fast path");
     assert_eq!(format!("{closed:?}"), "Closed { a: 1, sub: {\"__v\": 4} }");
-    let fallback: Closed = mongodb::bson::from_slice(hidden.as_bytes()).unwrap();
+    let fallback: Closed = crate::bson_release::testing::from_slice(hidden.as_bytes()).unwrap();
     assert_eq!(format!("{fallback:?}"), format!("{closed:?}"));
     assert!(from_slice::<Closed>(bytes, None).is_none());
     let all: CatchAll = from_slice(bytes, Some("__v")).expect("fast path");
@@ -39,7 +39,7 @@ fn the_skipped_key_is_left_out_at_the_top_level_only() {
         format!("{all:?}"),
         "CatchAll { a: 1, rest: {\"sub\": Document({\"__v\": Int32(4)})} }"
     );
-    let fallback: CatchAll = mongodb::bson::from_slice(hidden.as_bytes()).unwrap();
+    let fallback: CatchAll = crate::bson_release::testing::from_slice(hidden.as_bytes()).unwrap();
     assert_eq!(format!("{fallback:?}"), format!("{all:?}"));
 }
 
@@ -60,7 +60,7 @@ fn the_fence_is_left_out_at_the_top_level_only() {
         "Closed { a: 1, sub: {\"__fence\": 4} }"
     );
     let hidden = crate::version_key::hidden(&stored, Some("__v"));
-    let fallback: Closed = mongodb::bson::from_slice(hidden.as_bytes()).unwrap();
+    let fallback: Closed = crate::bson_release::testing::from_slice(hidden.as_bytes()).unwrap();
     assert_eq!(format!("{fallback:?}"), format!("{closed:?}"));
     let unversioned = rawdoc! { "a": 1, "__fence": 9_i64, "sub": {} };
     let closed: Closed = from_slice(unversioned.as_bytes(), None).expect("fast path");
@@ -79,7 +79,7 @@ fn a_hidden_malformed_value_is_refused_as_bson_refuses_it() {
     }
     for key in ["__fence", "__v"] {
         let mut stored = rawdoc! { "a": 1 };
-        stored.append(key, "\u{1F600}");
+        crate::bson_release::append(&mut stored, key, "\u{1F600}");
         let mut bytes = stored.into_bytes();
         // The emoji's last byte (before the string's NUL and the
         // document's): now an invalid UTF-8 sequence.
@@ -88,15 +88,15 @@ fn a_hidden_malformed_value_is_refused_as_bson_refuses_it() {
         assert!(from_slice::<Plain>(&bytes, Some("__v")).is_none(), "{key}");
         let raw = mongodb::bson::RawDocument::from_bytes(&bytes).unwrap();
         let hidden = crate::version_key::hidden(raw, Some("__v"));
-        assert!(mongodb::bson::from_slice::<Plain>(hidden.as_bytes()).is_err());
+        assert!(crate::bson_release::testing::from_slice::<Plain>(hidden.as_bytes()).is_err());
         let mut stored = rawdoc! { "a": 1 };
-        stored.append(key, true);
+        crate::bson_release::append(&mut stored, key, true);
         let mut bytes = stored.into_bytes();
         let at = bytes.len() - 2;
         bytes[at] = 2;
         assert!(from_slice::<Plain>(&bytes, Some("__v")).is_none(), "{key}");
         let raw = mongodb::bson::RawDocument::from_bytes(&bytes).unwrap();
         let hidden = crate::version_key::hidden(raw, Some("__v"));
-        assert!(mongodb::bson::from_slice::<Plain>(hidden.as_bytes()).is_err());
+        assert!(crate::bson_release::testing::from_slice::<Plain>(hidden.as_bytes()).is_err());
     }
 }

@@ -9,8 +9,7 @@ use std::fmt::Debug;
 
 use mongodb::bson::oid::ObjectId;
 use mongodb::bson::{
-    doc, rawdoc, Binary, Bson, DateTime, Decimal128, Document, RawDocumentBuf, Regex, Timestamp,
-    Uuid,
+    doc, rawdoc, Binary, Bson, DateTime, Decimal128, Document, RawDocumentBuf, Timestamp, Uuid,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -21,10 +20,11 @@ use crate::strict::Strict;
 /// Asserts the fast path covers `bytes` and decodes what `bson` decodes,
 /// directly and through the fallback's `Strict` wrapper.
 fn same_value<T: DeserializeOwned + Debug>(bytes: &[u8]) -> T {
-    let expected: T = mongodb::bson::from_slice(bytes).expect("bson decodes it");
+    let expected: T = crate::bson_release::testing::from_slice(bytes).expect("bson decodes it");
     let fast: T = from_slice(bytes, None).expect("on the fast path");
     assert_eq!(format!("{fast:?}"), format!("{expected:?}"));
-    let strict: Strict<T> = mongodb::bson::from_slice(bytes).expect("the fallback decodes it");
+    let strict: Strict<T> =
+        crate::bson_release::testing::from_slice(bytes).expect("the fallback decodes it");
     assert_eq!(format!("{:?}", strict.0), format!("{expected:?}"));
     fast
 }
@@ -39,7 +39,7 @@ fn gives_up<T: DeserializeOwned + Debug>(bytes: &[u8]) {
 }
 
 fn bytes(doc: &Document) -> Vec<u8> {
-    mongodb::bson::to_vec(doc).unwrap()
+    crate::bson_release::testing::to_vec(doc).unwrap()
 }
 
 fn oid(n: u8) -> ObjectId {
@@ -243,7 +243,7 @@ fn other_element_types_go_to_bson() {
         doc! { "x": Binary { subtype: mongodb::bson::spec::BinarySubtype::Generic, bytes: vec![1, 2] } },
         doc! { "x": Decimal128::from_bytes([0; 16]) },
         doc! { "x": Timestamp { time: 1, increment: 2 } },
-        doc! { "x": Regex { pattern: "a".into(), options: "i".into() } },
+        doc! { "x": crate::bson_release::testing::regex("a", "i") },
         doc! { "x": Bson::MinKey },
         doc! { "x": Bson::Undefined },
         doc! { "x": Bson::JavaScriptCode("1".into()) },
@@ -254,8 +254,9 @@ fn other_element_types_go_to_bson() {
         #[derive(Debug, Deserialize)]
         struct Nothing {}
         gives_up::<Nothing>(&bytes(case));
-        let expected = mongodb::bson::from_slice::<Document>(&bytes(case)).unwrap();
-        let strict = mongodb::bson::from_slice::<Strict<Document>>(&bytes(case)).unwrap();
+        let expected = crate::bson_release::testing::from_slice::<Document>(&bytes(case)).unwrap();
+        let strict =
+            crate::bson_release::testing::from_slice::<Strict<Document>>(&bytes(case)).unwrap();
         assert_eq!(strict.0, expected);
     }
 }
@@ -273,10 +274,10 @@ fn bson_private_newtypes_go_to_bson() {
     let uuid = Uuid::from_bytes([7; 16]);
     let with_uuid = bytes(&doc! { "x": uuid });
     gives_up::<WithUuid>(&with_uuid);
-    assert!(mongodb::bson::from_slice::<WithUuid>(&with_uuid).is_ok());
+    assert!(crate::bson_release::testing::from_slice::<WithUuid>(&with_uuid).is_ok());
     let with_raw = bytes(&doc! { "x": { "a": 1 } });
     gives_up::<WithRaw>(&with_raw);
-    assert!(mongodb::bson::from_slice::<WithRaw>(&with_raw).is_ok());
+    assert!(crate::bson_release::testing::from_slice::<WithRaw>(&with_raw).is_ok());
 }
 
 #[test]
@@ -299,11 +300,11 @@ fn every_failure_goes_to_bson() {
     ];
     for case in &cases {
         gives_up::<Exact>(case);
-        assert!(mongodb::bson::from_slice::<Exact>(case).is_err());
+        assert!(crate::bson_release::testing::from_slice::<Exact>(case).is_err());
     }
     let wide = bytes(&doc! { "n": 1 });
     gives_up::<Wide>(&wide);
-    assert!(mongodb::bson::from_slice::<Wide>(&wide).is_err());
+    assert!(crate::bson_release::testing::from_slice::<Wide>(&wide).is_err());
 }
 
 #[test]
@@ -324,7 +325,7 @@ fn malformed_bytes_go_to_bson() {
     long.push(0);
     for case in [&bad_utf8, &bad_bool, &truncated, &long] {
         gives_up::<Document>(case);
-        assert!(mongodb::bson::from_slice::<Document>(case).is_err());
+        assert!(crate::bson_release::testing::from_slice::<Document>(case).is_err());
     }
 }
 
@@ -364,8 +365,10 @@ fn never_accepts_what_bson_rejects() {
                 let Some(fast) = fast else { continue };
                 accepted += 1;
                 let expected = match name {
-                    "Post" => mongodb::bson::from_slice::<Post>(&case).map(|p| format!("{p:?}")),
-                    _ => mongodb::bson::from_slice::<Document>(&case).map(|d| format!("{d:?}")),
+                    "Post" => crate::bson_release::testing::from_slice::<Post>(&case)
+                        .map(|p| format!("{p:?}")),
+                    _ => crate::bson_release::testing::from_slice::<Document>(&case)
+                        .map(|d| format!("{d:?}")),
                 };
                 assert_eq!(
                     Ok(fast),

@@ -20,9 +20,9 @@ use crate::random_values::{any_root, run_config, AnyRoot, Rng, Tally};
 
 fn check<T: Serialize + std::fmt::Debug>(value: &T, tally: &mut Tally, seed: u64) {
     let replay = || {
-        format!("replay: ODM_EQUIV_SEED={seed:#x} ODM_EQUIV_CASES=1 cargo test -p odm --lib rawser::equivalence\nvalue: {value:?}")
+        format!("replay: ODM_EQUIV_SEED={seed:#x} ODM_EQUIV_CASES=1 cargo test -p odm-mongo --lib rawser::equivalence\nvalue: {value:?}")
     };
-    let expected = mongodb::bson::to_raw_document_buf(value);
+    let expected = crate::bson_release::testing::to_raw_document_buf(value);
     let fast = to_vec(value, 0);
     match (&fast, &expected) {
         (Some(fast), Ok(doc)) => assert!(fast == doc.as_bytes(), "different bytes\n{}", replay()),
@@ -64,9 +64,10 @@ fn random_values_serialize_exactly_as_bson_does() {
     tally.assert_each_outcome_common(cases);
 }
 
-/// The `bson` release the fast paths (this serializer and `rawde`) were
-/// proven equal to, by these tests and `rawde/equivalence_tests.rs`.
-const PROVEN_AGAINST_BSON: &str = "2.15.0";
+/// The `bson` releases the fast paths (this serializer and `rawde`) were
+/// proven equal to, by these tests and `rawde/equivalence_tests.rs`, run
+/// once per release: bson 2 (the default feature) and bson 3 (`bson-3`).
+const PROVEN_AGAINST_BSON: [&str; 2] = ["2.15.0", "3.1.0"];
 
 /// The fast paths copy `bson`'s behaviour, not its code: a new `bson` may
 /// write or read differently. Upgrading it fails this test, so the
@@ -76,15 +77,19 @@ const PROVEN_AGAINST_BSON: &str = "2.15.0";
 fn bson_is_the_release_the_fast_paths_were_proven_against() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.lock");
     let lock = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let versions: Vec<&str> = lock
+    let mut versions: Vec<&str> = lock
         .split("[[package]]")
         .filter(|package| package.contains("\nname = \"bson\"\n"))
         .filter_map(|package| package.split("\nversion = \"").nth(1))
         .filter_map(|rest| rest.split('"').next())
         .collect();
+    versions.sort_unstable();
+    // This build runs the equivalence tests against one of them.
+    let built = PROVEN_AGAINST_BSON[crate::bson_release::RELEASE as usize - 2];
+    assert!(versions.contains(&built), "{versions:?}");
     assert_eq!(
         versions,
-        [PROVEN_AGAINST_BSON],
+        PROVEN_AGAINST_BSON,
         "the workspace now builds bson {versions:?}: run the equivalence tests with many seeds, then update PROVEN_AGAINST_BSON"
     );
 }

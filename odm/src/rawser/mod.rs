@@ -15,7 +15,8 @@
 //! `bson`, so results and error messages stay exactly `bson`'s. Byte-for-byte
 //! agreement with `bson` is checked by the tests in `rawser/tests.rs`, and
 //! on 100,000 random values by `rawser/equivalence_tests.rs`, against
-//! `bson` 2.15.0: a test there fails when the workspace builds another
+//! `bson` 2.15.0 and 3.1.0 (the tests run once per release, see the
+//! `bson-3` feature): a test there fails when the workspace builds another
 //! `bson`, so an upgrade is proven again rather than trusted.
 
 use std::fmt;

@@ -14,6 +14,8 @@ use crate::diff::{self, Change};
 use crate::doc::Tracked;
 use crate::document::Document;
 use crate::error::{Error, NotFoundError, Result, VersionError};
+use crate::guard::rewrite::{self, Rewrite};
+use crate::meta::Concurrency;
 use crate::timestamps::{self, Stamp};
 use crate::versioning::{self, Effect};
 
@@ -25,6 +27,8 @@ pub(crate) struct Plan {
     pub effect: Effect,
     /// The `timestamps` this save writes; put into the value on success.
     pub stamp: Option<Stamp>,
+    /// The rewrite guards of the changes (see [`guard::rewrite`](crate::guard::rewrite)).
+    pub rewrites: Vec<Rewrite>,
 }
 
 impl Plan {
@@ -59,13 +63,14 @@ pub(crate) fn plan<T: Document>(
         Tracked::Clean { .. } | Tracked::New => Vec::new(),
         Tracked::Unserializable { error, .. } => {
             return Err(Error::from(
-                <mongodb::bson::ser::Error as serde::ser::Error>::custom(error),
+                <crate::bson_release::SerError as serde::ser::Error>::custom(error),
             ))
         }
     };
     let meta = T::__odm_meta();
     let mut effect = versioning::effect(&meta.versioning, &changes, increment);
     effect.check |= in_doubt && effect.bump;
+    let rewrites = rewrite_guards(&meta.versioning, tracked, &changes, effect)?;
     let is_new = matches!(tracked, Tracked::New);
     let stamp = timestamps::stamp_plan::<T>(is_new, &mut current, &mut changes)?;
     Ok(Plan {
@@ -73,7 +78,34 @@ pub(crate) fn plan<T: Document>(
         changes,
         effect,
         stamp,
+        rewrites,
     })
+}
+
+/// The rewrite guards of a save: none without a version key (the model
+/// opted out of concurrency control), nor for a change that
+/// `optimistic_concurrency` covers when the save checks the version
+/// (every save changing that path, in-place edits included, bumps it).
+fn rewrite_guards(
+    rules: &crate::meta::Versioning,
+    tracked: &Tracked,
+    changes: &[Change],
+    effect: Effect,
+) -> Result<Vec<Rewrite>> {
+    let Tracked::Snapshot { snapshot, base, .. } = tracked else {
+        return Ok(Vec::new());
+    };
+    if rules.key.is_none() {
+        return Ok(Vec::new());
+    }
+    let covered = |c: &Change| {
+        rules.concurrency != Concurrency::Off
+            && effect.check
+            && versioning::concurrency_applies(rules.concurrency, std::slice::from_ref(c))
+    };
+    let open: Vec<Change> = changes.iter().filter(|c| !covered(c)).cloned().collect();
+    let loaded = base.as_deref().unwrap_or(snapshot);
+    rewrite::guards(&open, loaded, rules.skip)
 }
 
 /// The `(filter, update)` of an update of the document stored as
@@ -84,10 +116,9 @@ pub(crate) fn request<T: Document>(
     plan: &Plan,
 ) -> (BsonDocument, BsonDocument) {
     let key = T::__odm_meta().versioning.key;
-    (
-        versioning::filter_from(target, key, version, plan.effect, &plan.changes),
-        versioning::update(&plan.changes, key, plan.effect),
-    )
+    let mut filter = versioning::filter_from(target, key, version, plan.effect, &plan.changes);
+    rewrite::add(&mut filter, &plan.rewrites);
+    (filter, versioning::update(&plan.changes, key, plan.effect))
 }
 
 /// The error of an update whose `filter` matched nothing, when the
@@ -99,7 +130,10 @@ pub(crate) fn no_match<T: Document>(
     filter: BsonDocument,
     plan: &Plan,
 ) -> Error {
-    if plan.effect.any() || crate::guard::guarded(&plan.changes, plan.effect.check) {
+    if plan.effect.any()
+        || crate::guard::guarded(&plan.changes, plan.effect.check)
+        || !plan.rewrites.is_empty()
+    {
         Error::Version(Box::new(VersionError {
             id,
             version: version.unwrap_or(0),
@@ -114,7 +148,7 @@ pub(crate) fn no_match<T: Document>(
 /// guard (no version term): then a read of the document tells a stale
 /// copy from a deleted document.
 pub(crate) fn only_guarded(plan: &Plan) -> bool {
-    !plan.effect.any() && crate::guard::guarded(&plan.changes, false)
+    !plan.effect.any() && (crate::guard::guarded(&plan.changes, false) || !plan.rewrites.is_empty())
 }
 
 /// [`Error::NotFound`] for `filter` in `T`'s collection.

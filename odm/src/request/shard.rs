@@ -17,7 +17,7 @@ pub(crate) fn values(fields: &[&str], stored: &RawDocument) -> Result<BsonDocume
     let mut values = BsonDocument::new();
     for field in fields {
         let value = match stored.get(field).map_err(raw_error)? {
-            Some(value) => Bson::try_from(value.to_raw_bson()).map_err(raw_error)?,
+            Some(value) => Bson::try_from(value).map_err(raw_error)?,
             None => Bson::Null,
         };
         values.insert(*field, value);

@@ -15,23 +15,24 @@ use crate::fields::{FieldPath, Prefix};
 use crate::model::Model;
 use crate::save::BoxFuture;
 
-/// The type of one distinct value of a field of type `F`: `F` itself, or
-/// the element type of an array field (the server lists the elements).
+/// A field of this type has distinct values of type `V`: the field's own
+/// type, or the element type of an array field (the server lists the
+/// elements).
 ///
 /// For an array field both fit, so name the one wanted:
 /// `let tags: Vec<String> = users.distinct(f.tags(), doc! {}).await?;`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a value of a field of type `{F}`",
+    message = "a field of type `{Self}` has no distinct values of type `{V}`",
     label = "distinct values have the field's type, or its element type for an array"
 )]
-pub trait DistinctOf<F> {}
+pub trait DistinctOf<V> {}
 
 impl<T> DistinctOf<T> for T {}
-impl<T> DistinctOf<Vec<T>> for T {}
-impl<T> DistinctOf<VecDeque<T>> for T {}
-impl<T, S> DistinctOf<HashSet<T, S>> for T {}
-impl<T> DistinctOf<BTreeSet<T>> for T {}
-impl<T, const N: usize> DistinctOf<[T; N]> for T {}
+impl<T> DistinctOf<T> for Vec<T> {}
+impl<T> DistinctOf<T> for VecDeque<T> {}
+impl<T, S> DistinctOf<T> for HashSet<T, S> {}
+impl<T> DistinctOf<T> for BTreeSet<T> {}
+impl<T, const N: usize> DistinctOf<T> for [T; N] {}
 
 impl<T: Document> Model<T> {
     /// The distinct values of the field at `path` among the documents
@@ -46,7 +47,8 @@ impl<T: Document> Model<T> {
         filter: impl Into<BsonDocument>,
     ) -> Distinct<'_, T, V>
     where
-        V: DistinctOf<F> + DeserializeOwned,
+        F: DistinctOf<V>,
+        V: DeserializeOwned,
     {
         Distinct {
             model: self,

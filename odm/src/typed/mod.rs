@@ -20,7 +20,7 @@ pub use filter::Filter;
 pub use lean::{Lean, LeanStream, Projected};
 pub use sort::Sort;
 pub use update::Update;
-pub use value::{Numeric, Optional, Seq, Store, Value};
+pub use value::{Nullable, Number, Seq, Store, Value};
 
 /// A serde type that lists the stored fields it reads, so that
 /// [`Find::projection`](crate::Find::projection) asks the server for those

@@ -5,7 +5,7 @@
 use mongodb::bson::{Bson, Document};
 
 use super::filter::unencodable_doc;
-use super::value::{Encoded, Numeric, Optional, Seq, Store};
+use super::value::{Encoded, Nullable, Number, Seq, Store};
 use crate::fields::{FieldPath, Prefix};
 
 /// An update document built from typed paths, its operators combined with
@@ -106,15 +106,15 @@ impl<T, P: Prefix> FieldPath<T, P> {
     /// field removed would leave a document that no longer loads.
     pub fn unset(self) -> Update
     where
-        T: Optional,
+        T: Nullable,
     {
         Update::op("$unset", P::PATH, Ok(Bson::String(String::new())))
     }
 
-    /// Adds `by` (negative to subtract): `$inc`. Numeric fields only.
+    /// Adds `by` (negative to subtract): `$inc`. Number fields only.
     pub fn inc<V: Store<T>>(self, by: V) -> Update
     where
-        T: Numeric,
+        T: Number,
     {
         Update::op("$inc", P::PATH, by.encode())
     }

@@ -165,24 +165,24 @@ impl<S: Seq> Seq for Option<S> {
     message = "`{Self}` is not a number: `inc` applies to numeric fields only",
     label = "not a numeric field"
 )]
-pub trait Numeric {}
+pub trait Number {}
 
 macro_rules! numeric {
-    ($($t:ty),*) => {$( impl Numeric for $t {} )*};
+    ($($t:ty),*) => {$( impl Number for $t {} )*};
 }
 
 numeric!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
 
-impl<N: Numeric> Numeric for Option<N> {}
+impl<N: Number> Number for Option<N> {}
 
 /// A field that may be absent: what `unset` applies to.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is required: only an `Option` field can be unset",
     label = "unsetting it would leave a document that no longer loads"
 )]
-pub trait Optional {}
+pub trait Nullable {}
 
-impl<T> Optional for Option<T> {}
+impl<T> Nullable for Option<T> {}
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,154 @@
+//! Many documents at once: [`Model::bulk_save`] and
+//! [`Model::insert_many`], each `Doc` saved as `save()` would save it, all
+//! statements sent in one bulk write, each `Doc` told its own outcome.
+
+mod answer;
+mod prepare;
+mod refuse;
+mod run;
+
+use std::future::IntoFuture;
+
+use mongodb::results::VerboseBulkWriteResult;
+use mongodb::ClientSession;
+
+use crate::doc::Doc;
+use crate::document::Document;
+use crate::error::Result;
+use crate::model::Model;
+use crate::save::BoxFuture;
+use crate::session::Sessioned;
+
+/// A pending [`Model::bulk_save`]; `.await` it, optionally after
+/// [`session`](BulkSave::session).
+#[must_use = "a bulk save does nothing until it is awaited"]
+pub struct BulkSave<'a, T: Document> {
+    model: &'a Model<T>,
+    docs: &'a mut [Doc<T>],
+    session: Option<&'a mut ClientSession>,
+}
+
+/// A pending [`Model::insert_many`]; `.await` it, optionally after
+/// [`session`](InsertMany::session).
+#[must_use = "an insert does nothing until it is awaited"]
+pub struct InsertMany<'a, T: Document> {
+    model: &'a Model<T>,
+    values: Vec<T>,
+    session: Option<&'a mut ClientSession>,
+}
+
+impl<T: Document> Model<T> {
+    /// Saves every `Doc` of `docs` (new and loaded, in any mix) as
+    /// [`Doc::save`] would, sending all their writes in one bulk write
+    /// (unordered; split at the server's limits into as few commands as
+    /// they allow), and tells each `Doc` its own outcome, in order: `Ok`,
+    /// [`Error::Version`](crate::Error::Version),
+    /// [`Error::NotFound`](crate::Error::NotFound),
+    /// [`Error::DuplicateKey`](crate::Error::DuplicateKey) naming the index,
+    /// [`Error::Validation`](crate::Error::Validation) (nothing of that
+    /// `Doc` sent), a hook's error, or the driver's error of a write whose
+    /// outcome is unknown.
+    ///
+    /// A `Doc` whose write landed commits its snapshot and version; one
+    /// whose write did not keeps its pending changes and version. A write
+    /// whose outcome is unknown (a lost connection, a write concern error,
+    /// the future dropped while the batch was sent) leaves its `Doc` in
+    /// doubt as after `save()`: its next version-bumping save also checks
+    /// the version, so a change that landed is not applied twice.
+    ///
+    /// Where the server does not say why an update matched nothing (a
+    /// guarded array change, a `Doc` with nothing to write), one more read
+    /// of the batch's ids tells it, as `save()` does with one read each.
+    ///
+    /// The outer `Err` means no `Doc` could be told an outcome of its own:
+    /// the batch was refused before anything was sent
+    /// ([`Error::Batch`](crate::Error::Batch): a `_id` given twice, a `Doc`
+    /// of another collection; then no hook ran either), or the whole bulk
+    /// write failed with its outcome unknown. An empty `docs` sends
+    /// nothing.
+    ///
+    /// Hooks run per `Doc`: every `before_save` before the batch is sent,
+    /// `after_save` of each `Doc` whose write landed after it.
+    pub fn bulk_save<'a>(&'a self, docs: &'a mut [Doc<T>]) -> BulkSave<'a, T> {
+        BulkSave {
+            model: self,
+            docs,
+            session: None,
+        }
+    }
+
+    /// Inserts `values` as new documents, each as its `Doc`'s first
+    /// [`save`](Doc::save) would (validators, `before_save`, an `ObjectId`
+    /// generated for a missing `_id` before anything is sent, timestamps,
+    /// version 0), in one bulk write; one outcome per value, in order: the
+    /// stored `Doc`, or why that value was not inserted. Outer `Err` as for
+    /// [`bulk_save`](Model::bulk_save).
+    pub fn insert_many(&self, values: impl IntoIterator<Item = T>) -> InsertMany<'_, T> {
+        InsertMany {
+            model: self,
+            values: values.into_iter().collect(),
+            session: None,
+        }
+    }
+}
+
+impl<'a, T: Document> BulkSave<'a, T> {
+    /// Runs the bulk save inside `session` (and its transaction, if one is
+    /// open).
+    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
+        self.session = Some(session);
+        self
+    }
+}
+
+impl<'a, T: Document> InsertMany<'a, T> {
+    /// Runs the inserts inside `session` (and its transaction, if one is
+    /// open).
+    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
+        self.session = Some(session);
+        self
+    }
+}
+
+impl<'a, T: Document> IntoFuture for BulkSave<'a, T> {
+    type Output = Result<Vec<Result<()>>>;
+    type IntoFuture = BoxFuture<'a, Self::Output>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(run::run(self.model, self.docs, self.session))
+    }
+}
+
+impl<'a, T: Document> IntoFuture for InsertMany<'a, T> {
+    type Output = Result<Vec<Result<Doc<T>>>>;
+    type IntoFuture = BoxFuture<'a, Self::Output>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move {
+            let model = self.model;
+            let mut docs: Vec<Doc<T>> = self.values.into_iter().map(|v| model.new_doc(v)).collect();
+            let outcomes = run::run(model, &mut docs, self.session).await?;
+            Ok(docs
+                .into_iter()
+                .zip(outcomes)
+                .map(|(doc, outcome)| outcome.map(|()| doc))
+                .collect())
+        })
+    }
+}
+
+impl<'a> Sessioned<'a> for mongodb::action::BulkWrite<'a, VerboseBulkWriteResult> {
+    fn with_session(self, session: &'a mut ClientSession) -> Self {
+        self.session(session)
+    }
+}
+
+impl crate::command_log::Answer for VerboseBulkWriteResult {
+    fn brief(&self) -> String {
+        let s = &self.summary;
+        format!(
+            "inserted {}, matched {}, modified {}",
+            s.inserted_count, s.matched_count, s.modified_count
+        )
+    }
+}

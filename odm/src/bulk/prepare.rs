@@ -1,0 +1,90 @@
+//! Each `Doc` of a batch made ready as `save()` makes it: refused if
+//! deleted, `before_save`, an id for a new one, validators, the plan and
+//! the shard key rule. What is left is a statement to send, a check to
+//! read, or an outcome already told (nothing of that `Doc` is sent).
+
+use mongodb::bson::raw::RawDocumentBuf;
+use mongodb::bson::{Bson, Document as BsonDocument};
+use mongodb::ClientSession;
+
+use crate::doc::Doc;
+use crate::document::Document;
+use crate::error::{Error, Result};
+use crate::hooks::{self, HookContext};
+use crate::request::{self, shard, Plan};
+
+/// One `Doc`, ready.
+pub(crate) enum Step {
+    /// Its outcome is told before sending: nothing of it is sent.
+    Done(Result<()>),
+    /// A new document: `stored` is what is inserted (with version 0).
+    Insert { plan: Plan, stored: RawDocumentBuf },
+    /// A stored document with something to write.
+    Update {
+        plan: Plan,
+        id: Bson,
+        filter: BsonDocument,
+        update: BsonDocument,
+    },
+    /// A stored document with nothing to write: `save()` checks that it
+    /// (at this version) still exists.
+    Check {
+        plan: Plan,
+        id: Bson,
+        filter: BsonDocument,
+    },
+}
+
+/// `doc` made ready, running its `before_save` inside `session`.
+pub(crate) async fn prepare<T: Document>(
+    doc: &mut Doc<T>,
+    session: Option<&mut ClientSession>,
+) -> Step {
+    match ready(doc, session).await {
+        Ok(step) => step,
+        Err(e) => Step::Done(Err(e)),
+    }
+}
+
+async fn ready<T: Document>(doc: &mut Doc<T>, session: Option<&mut ClientSession>) -> Result<Step> {
+    if doc.is_deleted() {
+        let id = doc.id()?;
+        return Err(request::not_found::<T>(request::target(&id, doc.shard())));
+    }
+    let meta = T::__odm_meta();
+    let is_new = doc.is_new();
+    if meta.hooks {
+        let mut ctx = HookContext::new(session, is_new, doc.model().database());
+        let value: &mut T = doc;
+        let hooked = value.__odm_before_save(&mut ctx).await;
+        hooked.map_err(|e| hooks::named("before_save", e))?;
+    }
+    if is_new {
+        let plan = crate::insert_id::plan_with_id(doc)?;
+        doc.validate().map_err(Error::Validation)?;
+        let mut stored = plan.current.clone();
+        if let Some(key) = meta.versioning.key {
+            stored.append(key, 0i32);
+        }
+        return Ok(Step::Insert { plan, stored });
+    }
+    doc.validate().map_err(Error::Validation)?;
+    let plan = doc.plan()?;
+    let id = doc
+        .stored_id()
+        .expect("a stored document has an id")
+        .clone();
+    shard::check(meta.shard_key, &plan.changes, meta.collection, &id)?;
+    let target = doc.target().expect("a stored document has a target");
+    let (filter, update) = request::request::<T>(target, doc.version(), &plan);
+    Ok(if update.is_empty() {
+        Step::Check { plan, id, filter }
+    } else {
+        Step::Update {
+            plan,
+            id,
+            filter,
+            update,
+        }
+    })
+}

@@ -1,0 +1,297 @@
+//! One `bulk_save`: refuse a bad batch, make every `Doc` ready, send every
+//! statement in one bulk write (unordered; the driver splits it at the
+//! server's limits), read each statement's answer, settle the statements
+//! whose answer alone does not tell (a miss that may be a deleted
+//! document, a `Doc` with nothing to write) with one more read, then
+//! commit, keep or leave in doubt each `Doc` as `save()` would.
+
+use mongodb::bson::{doc, Bson, Document as BsonDocument};
+use mongodb::options::{InsertOneModel, UpdateOneModel, WriteModel};
+use mongodb::ClientSession;
+
+use super::answer::{self, Answer};
+use super::prepare::{prepare, Step};
+use super::refuse;
+use crate::command_log::Command;
+use crate::doc::Doc;
+use crate::document::Document;
+use crate::error::{complete_insert, from_driver, may_have_applied, Error, Result};
+use crate::hooks::{self, HookContext};
+use crate::model::Model;
+use crate::request::{self, Plan};
+use crate::session::send;
+
+/// A `Doc` whose outcome one read after the write settles.
+struct Pending {
+    at: usize,
+    plan: Plan,
+    id: Bson,
+    filter: BsonDocument,
+    /// `true`: a statement that matched nothing and checked only a guard
+    /// (is the document still there?); `false`: a `Doc` with nothing to
+    /// write (does `filter` still match?).
+    missed: bool,
+}
+
+/// Saves `docs` as [`Model::bulk_save`](crate::Model::bulk_save) says.
+pub(crate) async fn run<T: Document>(
+    model: &Model<T>,
+    docs: &mut [Doc<T>],
+    mut session: Option<&mut ClientSession>,
+) -> Result<Vec<Result<()>>> {
+    if docs.is_empty() {
+        return Ok(Vec::new());
+    }
+    refuse_batch(model, docs)?;
+    let meta = T::__odm_meta();
+    let was_new: Vec<bool> = docs.iter().map(Doc::is_new).collect();
+    let mut steps = Vec::with_capacity(docs.len());
+    for doc in docs.iter_mut() {
+        steps.push(prepare(doc, session.as_deref_mut()).await);
+    }
+
+    // The statements, in the order of the Docs; `at[i]` is Doc i's.
+    let namespace = model.collection().namespace();
+    let mut statements = Vec::new();
+    let mut at = vec![usize::MAX; docs.len()];
+    let mut settled = vec![false; docs.len()];
+    for (i, step) in steps.iter_mut().enumerate() {
+        let statement: WriteModel = match step {
+            Step::Insert { stored, .. } => {
+                let document = stored.to_document().map_err(crate::diff::raw_error)?;
+                InsertOneModel::builder()
+                    .namespace(namespace.clone())
+                    .document(document)
+                    .build()
+                    .into()
+            }
+            Step::Update { filter, update, .. } => {
+                // In doubt until the server answers: a caller that stops
+                // waiting may leave the update applied.
+                settled[i] = std::mem::replace(&mut docs[i].in_doubt, true);
+                UpdateOneModel::builder()
+                    .namespace(namespace.clone())
+                    .filter(filter.clone())
+                    .update(std::mem::take(update))
+                    .build()
+                    .into()
+            }
+            _ => continue,
+        };
+        at[i] = statements.len();
+        statements.push(statement);
+    }
+    let answers = if statements.is_empty() {
+        Vec::new()
+    } else {
+        let count = statements.len();
+        let client = model.collection().client();
+        let action = client
+            .bulk_write(statements)
+            .ordered(false)
+            .verbose_results();
+        let log = Command::new(model.name(), "bulkWrite");
+        answer::read(count, log.send(send(action, session.as_deref_mut())).await)
+    };
+
+    let mut outcomes: Vec<Option<Result<()>>> = (0..docs.len()).map(|_| None).collect();
+    // Whether some Doc got an outcome of its own, not only the batch's.
+    let mut own = false;
+    let mut batch_error = None;
+    let mut pending = Vec::new();
+    for (i, step) in steps.into_iter().enumerate() {
+        let doc = &mut docs[i];
+        let answer = answers.get(at[i]).cloned();
+        own |= answer.as_ref().is_none_or(Answer::is_own);
+        outcomes[i] = match (step, answer) {
+            (Step::Done(outcome), _) => Some(outcome),
+            (Step::Check { plan, id, filter }, _) => {
+                pending.push(Pending {
+                    at: i,
+                    plan,
+                    id,
+                    filter,
+                    missed: false,
+                });
+                None
+            }
+            (Step::Insert { plan, stored }, Some(answer)) => Some(match answer {
+                Answer::Inserted | Answer::Matched(_) => {
+                    let id = crate::codec::read_id(&plan.current)?;
+                    doc.commit(id, plan, true);
+                    Ok(())
+                }
+                Answer::Refused(e) => {
+                    Err(complete_insert(from_driver(e, model.name()), meta, &stored))
+                }
+                Answer::Unsatisfied(e) | Answer::Unknown(e) => {
+                    batch_error.get_or_insert(e.clone());
+                    Err(from_driver(e, model.name()))
+                }
+            }),
+            (
+                Step::Update {
+                    plan, id, filter, ..
+                },
+                Some(answer),
+            ) => match answer {
+                Answer::Matched(0) => {
+                    doc.in_doubt = settled[i];
+                    if request::only_guarded(&plan) {
+                        pending.push(Pending {
+                            at: i,
+                            plan,
+                            id,
+                            filter,
+                            missed: true,
+                        });
+                        None
+                    } else {
+                        let version = doc.version();
+                        Some(Err(request::no_match::<T>(id, version, filter, &plan)))
+                    }
+                }
+                Answer::Matched(_) | Answer::Inserted => {
+                    doc.commit(id, plan, false);
+                    Some(Ok(()))
+                }
+                Answer::Refused(e) => {
+                    doc.in_doubt = settled[i];
+                    let e = from_driver(e, model.name());
+                    Some(Err(complete_insert(e, meta, &plan.current)))
+                }
+                Answer::Unsatisfied(e) | Answer::Unknown(e) => {
+                    doc.in_doubt = settled[i] || may_have_applied(&e);
+                    batch_error.get_or_insert(e.clone());
+                    Some(Err(from_driver(e, model.name())))
+                }
+            },
+            (Step::Insert { .. } | Step::Update { .. }, None) => {
+                unreachable!("every statement has an answer")
+            }
+        };
+    }
+
+    if !pending.is_empty() {
+        own = true;
+        settle(model, docs, pending, &mut outcomes, session.as_deref_mut()).await;
+    }
+    if !own {
+        if let Some(e) = batch_error {
+            return Err(from_driver(e, model.name()));
+        }
+    }
+
+    let mut told = Vec::with_capacity(docs.len());
+    for (i, outcome) in outcomes.into_iter().enumerate() {
+        let mut outcome = outcome.expect("every Doc has an outcome");
+        if outcome.is_ok() && meta.hooks {
+            let mut ctx = HookContext::new(session.as_deref_mut(), was_new[i], model.database());
+            let value: &T = &docs[i];
+            let hooked = value.__odm_after_save(&mut ctx).await;
+            outcome = hooked.map_err(|e| hooks::named("after_save", e));
+        }
+        told.push(outcome);
+    }
+    Ok(told)
+}
+
+/// Refuses a batch with a `_id` given twice or a `Doc` of another
+/// collection.
+fn refuse_batch<T: Document>(model: &Model<T>, docs: &[Doc<T>]) -> Result<()> {
+    let namespace = model.collection().namespace();
+    let ours = namespace.to_string();
+    let theirs: Vec<Option<String>> = docs
+        .iter()
+        .map(|d| {
+            let other = d.model().collection().namespace();
+            (other != namespace).then(|| other.to_string())
+        })
+        .collect();
+    let entries = docs.iter().zip(&theirs).map(|(d, other)| {
+        let id = match d.stored_id() {
+            Some(id) => Some(id.clone()),
+            None => d.id().ok(),
+        };
+        (id, other.as_deref().unwrap_or(&ours))
+    });
+    refuse::check(model.name(), &ours, entries).map_err(Error::Batch)
+}
+
+/// Settles `pending` with one read: `{$or: [their filters]}`, projected on
+/// `_id`. Each `_id` is in the batch once, so a document read answers for
+/// exactly one `Doc`.
+async fn settle<T: Document>(
+    model: &Model<T>,
+    docs: &mut [Doc<T>],
+    pending: Vec<Pending>,
+    outcomes: &mut [Option<Result<()>>],
+    session: Option<&mut ClientSession>,
+) {
+    let clauses: Vec<BsonDocument> = pending
+        .iter()
+        .map(|p| match p.missed {
+            true => request::target(&p.id, docs[p.at].shard()),
+            false => p.filter.clone(),
+        })
+        .collect();
+    let found = read_ids(model, clauses, session).await;
+    for p in pending {
+        let doc = &mut docs[p.at];
+        let outcome = match &found {
+            Err(e) => Err(from_driver(e.clone(), model.name())),
+            Ok(ids) => {
+                let exists = ids.contains(&p.id);
+                match (p.missed, exists) {
+                    (false, true) => {
+                        doc.commit(p.id, p.plan, false);
+                        Ok(())
+                    }
+                    (true, false) => Err(request::not_found::<T>(p.filter)),
+                    (_, _) => Err(request::no_match::<T>(
+                        p.id,
+                        doc.version(),
+                        p.filter,
+                        &p.plan,
+                    )),
+                }
+            }
+        };
+        outcomes[p.at] = Some(outcome);
+    }
+}
+
+/// The `_id`s of the documents matching any of `clauses`.
+async fn read_ids<T: Document>(
+    model: &Model<T>,
+    clauses: Vec<BsonDocument>,
+    session: Option<&mut ClientSession>,
+) -> mongodb::error::Result<Vec<Bson>> {
+    use futures_util::TryStreamExt;
+    let filter = doc! { "$or": clauses };
+    let log = Command::new(model.name(), "find").filter(&filter);
+    let collection = model.collection();
+    let find = collection.find(filter).projection(doc! { "_id": 1 });
+    let read = async {
+        let docs: Vec<BsonDocument> = match session {
+            Some(s) => {
+                let mut cursor = find.session(&mut *s).await?;
+                cursor.stream(s).try_collect().await?
+            }
+            None => find.await?.try_collect().await?,
+        };
+        let ids = docs.into_iter().filter_map(|mut d| d.remove("_id"));
+        Ok::<_, mongodb::error::Error>(Found(ids.collect()))
+    };
+    let Found(ids) = log.send(read).await?;
+    Ok(ids)
+}
+
+/// The `_id`s a settling read found.
+struct Found(Vec<Bson>);
+
+impl crate::command_log::Answer for Found {
+    fn brief(&self) -> String {
+        format!("found {}", self.0.len())
+    }
+}

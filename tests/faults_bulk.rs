@@ -1,0 +1,281 @@
+//! `bulk_save` under each fault of the fault matrix (`failCommand` on the
+//! `bulkWrite` command, scoped to the test's client): a closed connection,
+//! a retryable error, a write concern error (the writes ARE applied) and a
+//! non-retryable error.
+//!
+//! Each time: no `Doc` is both committed and unstored; a `Doc` whose write
+//! did not land (or whose outcome is unknown) keeps its changes and its
+//! version; the retried `bulk_save` ends in exactly the intended state and
+//! never applies a write twice.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::faults::assert_reported;
+use common::{Fault, Monitored};
+use mongodb::bson::Document as BsonDocument;
+use odm::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(collection = "accounts", optimistic_concurrency)]
+struct Account {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    #[odm(unique)]
+    email: String,
+    #[odm(min = 0)]
+    score: i32,
+    tags: Vec<String>,
+}
+
+/// Default (array) versioning: a push bumps the version without checking it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(collection = "items")]
+struct Item {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    tags: Vec<String>,
+}
+
+fn account(n: usize) -> Account {
+    Account {
+        id: ObjectId::new(),
+        email: format!("user{n}@example.com"),
+        score: 0,
+        tags: vec![],
+    }
+}
+
+fn at_version<T: Serialize>(value: &T, v: i32) -> BsonDocument {
+    let mut d = mongodb::bson::to_document(value).unwrap();
+    d.insert("__v", v);
+    d
+}
+
+async fn all_stored<T: odm::Document>(model: &Model<T>) -> HashMap<ObjectId, BsonDocument> {
+    use futures_util::TryStreamExt;
+    let docs: Vec<BsonDocument> = model
+        .collection()
+        .find(doc! {})
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    docs.into_iter()
+        .map(|d| (d.get_object_id("_id").unwrap(), d))
+        .collect()
+}
+
+/// Which of the 1,000: 100 stale, 10 taking a held email, 10 invalid.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    Good,
+    Stale,
+    Taken,
+    Invalid,
+}
+
+fn kind(i: usize) -> Kind {
+    match (i % 10, i % 100) {
+        (0, _) => Kind::Stale,
+        (_, 1) => Kind::Taken,
+        (_, 2) => Kind::Invalid,
+        _ => Kind::Good,
+    }
+}
+
+/// The 1,000 `Doc`s, loaded and changed, 100 of them made stale.
+async fn thousand(accounts: &Model<Account>) -> Vec<Doc<Account>> {
+    accounts.collection().delete_many(doc! {}).await.unwrap();
+    let created = accounts.insert_many((0..1000).map(account)).await.unwrap();
+    let mut docs: Vec<Doc<Account>> = created.into_iter().map(Result::unwrap).collect();
+    for n in 0..10 {
+        accounts.create(account(5000 + n)).await.unwrap();
+    }
+    for (i, doc) in docs.iter_mut().enumerate() {
+        doc.score = 1 + i as i32;
+        doc.tags.push(format!("t{i}"));
+        match kind(i) {
+            Kind::Taken => doc.email = format!("user{}@example.com", 5000 + i / 100),
+            Kind::Invalid => doc.score = -1,
+            Kind::Stale => {
+                accounts
+                    .collection()
+                    .update_one(doc! { "_id": doc.id }, doc! { "$inc": { "__v": 1 } })
+                    .await
+                    .unwrap();
+            }
+            Kind::Good => {}
+        }
+    }
+    docs
+}
+
+/// Asserts that outcome `i` is its kind's own error.
+fn assert_own_error(i: usize, outcome: &odm::Result<()>) {
+    match (kind(i), outcome) {
+        (Kind::Stale, Err(Error::Version(_)))
+        | (Kind::Taken, Err(Error::DuplicateKey(_)))
+        | (Kind::Invalid, Err(Error::Validation(_))) => {}
+        other => panic!("Doc {i}: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn the_thousand_under_each_fault() {
+    let Some(m) = Monitored::with_fail_points("bulk_faults").await else {
+        return;
+    };
+    let accounts = Account::model(m.db());
+    accounts.sync_indexes().await.unwrap();
+    for fault in Fault::ALL {
+        let mut docs = thousand(&accounts).await;
+        let pending: Vec<_> = docs.iter().map(|d| d.changes()).collect();
+        let intended: Vec<BsonDocument> = docs.iter().map(|d| at_version(&**d, 1)).collect();
+        let before = all_stored(&accounts).await;
+
+        let outcomes = m
+            .with_fault("bulkWrite", fault, accounts.bulk_save(&mut docs))
+            .await
+            .unwrap();
+        let stored = all_stored(&accounts).await;
+        for (i, (doc, outcome)) in docs.iter().zip(&outcomes).enumerate() {
+            let now = &stored[&doc.id];
+            match (kind(i), outcome) {
+                (Kind::Good, Err(e)) => {
+                    assert_reported(e, fault);
+                    // Not committed, whether or not it landed.
+                    assert_eq!(doc.changes(), pending[i], "{fault:?} Doc {i}");
+                    assert_eq!(doc.version(), Some(0));
+                    let expected = if fault.applies() {
+                        &intended[i]
+                    } else {
+                        &before[&doc.id]
+                    };
+                    assert_eq!(now, expected, "{fault:?} Doc {i}");
+                }
+                (Kind::Invalid, _) => assert_own_error(i, outcome),
+                // Without an answer, every other Doc has the batch's error.
+                (_, Err(Error::Driver(_))) if !fault.applies() => {
+                    assert_eq!(now, &before[&doc.id], "{fault:?} Doc {i}");
+                }
+                (_, Err(_)) if fault.applies() => {
+                    assert_own_error(i, outcome);
+                    assert_eq!(now, &before[&doc.id], "{fault:?} Doc {i}");
+                }
+                other => panic!("{fault:?} Doc {i}: {other:?}"),
+            }
+            if outcome.is_err() {
+                assert_eq!(
+                    doc.changes(),
+                    pending[i],
+                    "{fault:?} Doc {i} keeps its changes"
+                );
+            }
+        }
+
+        // The retry, without the fault: every write lands exactly once.
+        let outcomes = accounts.bulk_save(&mut docs).await.unwrap();
+        let stored = all_stored(&accounts).await;
+        let mut ok = 0;
+        for (i, (doc, outcome)) in docs.iter_mut().zip(&outcomes).enumerate() {
+            match (kind(i), outcome) {
+                (Kind::Good, Ok(())) if !fault.applies() => {
+                    ok += 1;
+                    assert_eq!(doc.changes(), None);
+                    assert_eq!(doc.version(), Some(1));
+                }
+                // It landed under the fault: the retry is refused, not applied again.
+                (Kind::Good, Err(Error::Version(e))) if fault.applies() => {
+                    assert_eq!(e.version, 0);
+                    doc.reload().await.unwrap();
+                    assert_eq!(doc.version(), Some(1));
+                }
+                (Kind::Good, other) => panic!("{fault:?} retry Doc {i}: {other:?}"),
+                _ => assert_own_error(i, outcome),
+            }
+            if kind(i) == Kind::Good {
+                assert_eq!(
+                    stored[&doc.id], intended[i],
+                    "{fault:?} Doc {i}: applied once"
+                );
+                assert_eq!(stored[&doc.id], at_version(&**doc, 1), "stored == memory");
+            }
+        }
+        if !fault.applies() {
+            assert_eq!(ok, 880, "{fault:?}");
+        }
+        let saved = accounts
+            .count(doc! { "score": { "$gt": 0 }, "__v": 1, "tags.0": { "$exists": true } })
+            .await
+            .unwrap();
+        assert_eq!(saved, 880, "{fault:?}: counted against the server");
+    }
+    m.finish().await;
+}
+
+/// A default-mode push does not check the version; after a fault that may
+/// have applied it, the next bulk save of that `Doc` checks it, so a push
+/// that landed is not pushed twice.
+#[tokio::test]
+async fn pushes_under_each_fault() {
+    let Some(m) = Monitored::with_fail_points("bulk_push_faults").await else {
+        return;
+    };
+    let items = Item::model(m.db());
+    for fault in Fault::ALL {
+        let values: Vec<Item> = (0..10)
+            .map(|_| Item {
+                id: ObjectId::new(),
+                tags: vec!["t".into()],
+            })
+            .collect();
+        let mut docs: Vec<_> = items
+            .insert_many(values)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        for doc in &mut docs {
+            doc.tags.push("u".into());
+        }
+        let intended: Vec<_> = docs.iter().map(|d| at_version(&**d, 1)).collect();
+        let err = m
+            .with_fault("bulkWrite", fault, items.bulk_save(&mut docs))
+            .await
+            .unwrap_err();
+        assert_reported(&err, fault);
+        let in_doubt = matches!(
+            fault,
+            Fault::Closed | Fault::WriteConcern | Fault::Retryable
+        ) && docs[0].changes().unwrap().0.contains_key("__v");
+        let retried = items.bulk_save(&mut docs).await.unwrap();
+        let stored = all_stored(&items).await;
+        for (i, doc) in docs.iter_mut().enumerate() {
+            if fault.applies() {
+                assert!(
+                    in_doubt,
+                    "{fault:?}: a push that may have landed checks the version"
+                );
+                assert!(
+                    matches!(&retried[i], Err(Error::Version(_))),
+                    "{fault:?}: {:?}",
+                    retried[i]
+                );
+                doc.reload().await.unwrap();
+            } else {
+                assert!(retried[i].is_ok(), "{fault:?}: {:?}", retried[i]);
+            }
+            assert_eq!(doc.tags, ["t", "u"]);
+            assert_eq!(
+                stored[&doc.id], intended[i],
+                "{fault:?}: pushed once, bumped once"
+            );
+        }
+    }
+    m.finish().await;
+}
