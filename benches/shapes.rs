@@ -1,7 +1,11 @@
 //! CPU cost of odm's per-document work on the three documents of
 //! `benches/SHAPES.md`: load, save_build (scalar / push) and delta; and growth rows
 //! (`common/large.rs`): `changes()` on large maps and arrays at N and 4N
-//! elements, with the ratio between the two.
+//! elements, with the ratio between the two. Floor rows (`common/floor.rs`)
+//! time the same work with `bson` alone and the bare driver's client-side
+//! `update_one`, printed as `odm / floor` ratios (`RATIO SHAPE A/B X`
+//! lines); memory rows (`common/memory.rs`) give the bytes held per tracked
+//! `Doc` and per plain value (`MEM SHAPE ROW BYTES` lines).
 //!
 //! `cargo bench --bench shapes [-- FILTER...]` prints a table, then one
 //! `SHAPE ROW NS` line per row and one `GROWTH ROW RATIO` line per growth

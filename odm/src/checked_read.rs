@@ -13,20 +13,45 @@ use mongodb::bson::raw::RawDocument;
 use mongodb::bson::Bson;
 
 use crate::codec;
-use crate::diff::{Elem, Walk};
+use crate::diff::Elem;
 use crate::error::Error;
 use crate::version_key::{self, MAX_EXACT_DOUBLE};
 
-/// The first top-level element of `raw` under `key`; `Err` if the walk
-/// fails (never for a document `rawde` decoded).
-fn first<'a>(raw: &'a RawDocument, key: &str) -> Result<Option<Elem<'a>>, Error> {
-    let mut walk = Walk::new(raw.as_bytes())?;
-    while let Some(elem) = walk.next_elem()? {
-        if elem.key == key.as_bytes() {
-            return Ok(Some(elem));
+/// The first top-level element of `raw` under `key`, as its type and value
+/// bytes; `None` when the walk meets a type it does not size here or
+/// bytes that do not fit (never for a document `rawde` decoded; the
+/// callers then use the old readers).
+fn first<'a>(raw: &'a RawDocument, key: &str) -> Option<Option<(u8, &'a [u8])>> {
+    let doc = raw.as_bytes();
+    let body = doc.get(4..doc.len().checked_sub(1)?)?;
+    let key = key.as_bytes();
+    let length = |at: usize| -> Option<usize> {
+        let n = i32::from_le_bytes(body.get(at..at + 4)?.try_into().ok()?);
+        usize::try_from(n).ok()
+    };
+    let mut at = 0;
+    while let Some(&tag) = body.get(at) {
+        let rest = &body[at + 1..];
+        let key_len = rest.iter().position(|&b| b == 0)?;
+        let value_at = at + 1 + key_len + 1;
+        let size = match tag {
+            0x10 => 4,
+            0x01 | 0x09 | 0x11 | 0x12 => 8,
+            0x07 => 12,
+            0x08 => 1,
+            0x06 | 0x0A | 0x7F | 0xFF => 0,
+            0x13 => 16,
+            0x02 | 0x0D | 0x0E => 4 + length(value_at)?,
+            0x03 | 0x04 => length(value_at)?,
+            _ => return None,
+        };
+        let value = body.get(value_at..value_at.checked_add(size)?)?;
+        if &rest[..key_len] == key {
+            return Some(Some((tag, value)));
         }
+        at = value_at + size;
     }
-    Ok(None)
+    Some(None)
 }
 
 /// [`version_key::read`] of a document `rawde` decoded.
@@ -34,22 +59,19 @@ pub(crate) fn version(raw: &RawDocument, key: Option<&str>) -> Result<Option<i64
     let Some(name) = key else {
         return Ok(None);
     };
-    let found = match first(raw, name) {
-        Ok(found) => found,
-        Err(_) => return version_key::read(raw, key),
+    let Some(found) = first(raw, name) else {
+        return version_key::read(raw, key);
     };
-    let Some(elem) = found else {
+    let Some((tag, value)) = found else {
         return Ok(None);
     };
-    let version = match (elem.tag, elem.value.len()) {
+    let version = match (tag, value.len()) {
         (0x10, 4) => Some(i64::from(i32::from_le_bytes(
-            elem.value.try_into().unwrap_or_default(),
+            value.try_into().unwrap_or_default(),
         ))),
-        (0x12, 8) => Some(i64::from_le_bytes(
-            elem.value.try_into().unwrap_or_default(),
-        )),
+        (0x12, 8) => Some(i64::from_le_bytes(value.try_into().unwrap_or_default())),
         (0x01, 8) => {
-            let v = f64::from_le_bytes(elem.value.try_into().unwrap_or_default());
+            let v = f64::from_le_bytes(value.try_into().unwrap_or_default());
             let exact = v.is_finite() && v.fract() == 0.0 && (0.0..=MAX_EXACT_DOUBLE).contains(&v);
             exact.then_some(v as i64)
         }
@@ -65,12 +87,19 @@ pub(crate) fn version(raw: &RawDocument, key: Option<&str>) -> Result<Option<i64
 /// [`codec::read_id`] of a document `rawde` decoded.
 pub(crate) fn id(raw: &RawDocument) -> Result<Bson, Error> {
     match first(raw, "_id") {
-        Ok(Some(elem)) => match elem.decode() {
-            Ok(id) => Ok(id),
-            Err(_) => codec::read_id(raw),
-        },
-        Ok(None) => Ok(Bson::Null),
-        Err(_) => codec::read_id(raw),
+        Some(Some((tag, value))) => {
+            let elem = Elem {
+                tag,
+                key: b"_id",
+                value,
+            };
+            match elem.decode() {
+                Ok(id) => Ok(id),
+                Err(_) => codec::read_id(raw),
+            }
+        }
+        Some(None) => Ok(Bson::Null),
+        None => codec::read_id(raw),
     }
 }
 

@@ -14,8 +14,8 @@ use mongodb::bson::raw::RawDocument;
 use mongodb::bson::Bson;
 
 pub(crate) use missing::{fill_missing, lookup, missing_paths, settle_missing, Missing};
+pub(crate) use scan::Elem;
 use scan::{elements, Keys};
-pub(crate) use scan::{Elem, Walk};
 
 use crate::error::Error;
 
