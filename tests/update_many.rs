@@ -192,7 +192,7 @@ async fn field_rules_refuse_before_anything_is_sent() {
     assert_eq!(errors.paths(), ["visits"]);
     assert!(
         errors.errors()[0]
-            .message
+            .message()
             .starts_with("does not fit the field's type"),
         "{e}"
     );
