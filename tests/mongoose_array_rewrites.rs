@@ -100,7 +100,7 @@ async fn increments_version_when_setting_an_array() {
     assert_eq!(
         b.changes(),
         Some((
-            // The rewrite guard (docs/rules-guard.md, not in Mongoose): the
+            // The rewrite guard (save-rules.md, not in Mongoose): the
             // whole-array $set also requires the array this copy loaded.
             rewriting(
                 doc! { "_id": id, "__v": 0 },
@@ -156,7 +156,7 @@ async fn mixing_shift_and_add_to_set_converts_to_set() {
     assert_eq!(
         a.changes(),
         Some((
-            // The rewrite guard (docs/rules-guard.md, not in Mongoose): the
+            // The rewrite guard (save-rules.md, not in Mongoose): the
             // whole-array $set also requires the array this copy loaded.
             rewriting(doc! { "_id": id, "__v": 0 }, "comments", loaded.clone()),
             doc! { "$set": { "comments": pushed.clone() }, "$inc": { "__v": 1 } }
@@ -260,7 +260,7 @@ async fn gh_1898_push_and_positional_edit() {
     assert_eq!(
         d.changes(),
         Some((
-            // The rewrite guard (docs/rules-guard.md, not in Mongoose): the
+            // The rewrite guard (save-rules.md, not in Mongoose): the
             // whole-array $set also requires the array this copy loaded.
             rewriting(doc! { "_id": id, "__v": 0 }, "tags", vec!["eggs"]),
             doc! { "$set": { "tags": ["EGGS", "bacon"], "name": "breakfast" }, "$inc": { "__v": 1 } }
@@ -416,7 +416,7 @@ async fn adds_version_to_filter_if_pushing_to_a_nested_array() {
     assert_eq!(
         post1.changes(),
         Some((
-            // The rewrite guard (docs/rules-guard.md, not in Mongoose): the
+            // The rewrite guard (save-rules.md, not in Mongoose): the
             // whole-array $set also requires the array this copy loaded.
             rewriting(
                 doc! { "_id": id, "__v": 0 },

@@ -260,7 +260,7 @@ async fn should_add_version_to_where_clause() {
     assert_eq!(
         a.changes(),
         Some((
-            // The rewrite guard (docs/rules-guard.md, not in Mongoose): the
+            // The rewrite guard (save-rules.md, not in Mongoose): the
             // rewrite also requires what this copy loaded there.
             rewriting(doc! { "_id": id, "__v": 0 }, "arr.0", vec!["before update"]),
             doc! { "$set": { "arr.0": ["updated"] }, "$inc": { "__v": 1 } }
@@ -386,7 +386,7 @@ async fn doesnt_persist_conflicting_changes() {
     assert_eq!(
         b.changes(),
         Some((
-            // The rewrite guard (docs/rules-guard.md, not in Mongoose): the
+            // The rewrite guard (save-rules.md, not in Mongoose): the
             // rewrite also requires what this copy loaded there.
             rewriting(
                 doc! { "_id": id, "__v": 0 },

@@ -135,7 +135,7 @@ async fn version_works_with_existing_unversioned_docs() {
     assert_eq!(
         d.changes(),
         Some((
-            // The rewrite guard (docs/rules-guard.md, not in Mongoose): the
+            // The rewrite guard (save-rules.md, not in Mongoose): the
             // rewrite also requires what this copy loaded there.
             rewriting(doc! { "_id": id }, "numbers", vec![1, 10, 3]),
             doc! { "$set": { "numbers": [1, 11, 10, 3] }, "$inc": { "__v": 1 } }

@@ -199,7 +199,7 @@ async fn removal_of_sub_documents_without_id_sets_the_array() {
             p.notes.remove(0);
         },
         doc! { "$set": { "notes": [{ "text": "y" }] }, "$inc": { "__v": 1 } },
-        // The rewrite guard (docs/rules-guard.md): the whole-array $set also
+        // The rewrite guard (save-rules.md): the whole-array $set also
         // requires the array this copy loaded.
         |id| {
             rewriting(
@@ -280,7 +280,7 @@ async fn other_array_changes_set_the_whole_array_with_all() {
         let (value, stored, version) = save_change_filtered(
             change,
             doc! { "$set": { "numbers": expected.clone() }, "$inc": { "__v": 1 } },
-            // The rewrite guard (docs/rules-guard.md): the whole-array $set also
+            // The rewrite guard (save-rules.md): the whole-array $set also
             // requires the array this copy loaded.
             |id| {
                 rewriting(
@@ -313,7 +313,7 @@ async fn duplicates_removed_partly_set_the_whole_array() {
     assert_eq!(
         doc.changes(),
         Some((
-            // The rewrite guard (docs/rules-guard.md).
+            // The rewrite guard (save-rules.md).
             rewriting(
                 doc! { "_id": value.id, "__v": 0 },
                 "numbers",

@@ -283,7 +283,7 @@ async fn a_same_length_assignment_makes_a_stale_whole_array_write_fail() {
     assert_eq!(
         a.changes().unwrap(),
         (
-            // The rewrite guard (docs/rules-guard.md): the rewrite also
+            // The rewrite guard (save-rules.md): the rewrite also
             // requires what this copy loaded there.
             rewriting(doc! { "_id": a.id, "__v": 0 }, "tags", vec!["a", "b"]),
             doc! { "$set": { "tags": ["x", "y"] }, "$inc": { "__v": 1 } }
@@ -399,7 +399,7 @@ async fn changes_under_a_missing_defaulted_field_set_it_whole() {
     doc.tags.push("admin".into());
     doc.entries[1].labels.push("x".into());
     let (filter, update) = doc.changes().unwrap();
-    // The rewrite guard (docs/rules-guard.md): a field set whole because
+    // The rewrite guard (save-rules.md): a field set whole because
     // the store lacked it requires it still absent, so it cannot replace
     // what another copy stored there (and a third edited in place) since.
     let absent = || doc! { "$exists": false };
@@ -594,7 +594,7 @@ async fn a_stale_write_under_a_removed_document_fails_instead_of_storing_a_fragm
     assert_eq!(
         a.changes().unwrap(),
         (
-            // The rewrite guard (docs/rules-guard.md): the rewrite also
+            // The rewrite guard (save-rules.md): the rewrite also
             // requires what this copy loaded there.
             rewriting(
                 doc! { "_id": id, "__v": 2 },

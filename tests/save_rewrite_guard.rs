@@ -1,4 +1,4 @@
-//! The rewrite guard (issue 21, docs/rules-guard.md): a save that replaces
+//! The rewrite guard (issue 21, save-rules.md): a save that replaces
 //! or removes a whole array or document requires the stored value to be
 //! what the copy loaded, so it never drops an in-place edit it did not
 //! see; in-place edits of different elements and concurrent pushes still
