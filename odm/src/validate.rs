@@ -349,7 +349,7 @@ pub fn check_field<F, R>(
 {
     let at = Path::ROOT;
     let at = at.field(name);
-    match mongodb::bson::from_bson::<F>(value.clone()) {
+    match crate::bson_release::from_bson::<F>(value.clone()) {
         Ok(typed) => rules(&typed, &at, errors),
         Err(e) => at.fail(errors, format!("does not fit the field's type: {e}")),
     }

@@ -62,7 +62,7 @@ pub(crate) fn parse<T: Document>(
     ns: &str,
     collection: &str,
 ) -> Result<ChangeEvent<T>> {
-    let event: ChangeStreamEvent<RawDocumentBuf> = mongodb::bson::from_slice(raw.as_bytes())
+    let event: ChangeStreamEvent<RawDocumentBuf> = crate::bson_release::from_slice(raw.as_bytes())
         .map_err(|e| {
             Error::Deserialize(Box::new(DeserializeError {
                 collection: collection.to_string(),

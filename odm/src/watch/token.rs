@@ -49,7 +49,7 @@ impl ResumeToken {
 
 impl fmt::Display for ResumeToken {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match mongodb::bson::to_bson(&self.token) {
+        match crate::bson_release::to_bson(&self.token) {
             Ok(token) => write!(f, "{} {}", self.ns, token),
             Err(_) => write!(f, "{} {:?}", self.ns, self.token),
         }
@@ -59,7 +59,8 @@ impl fmt::Display for ResumeToken {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mongodb::bson::{doc, from_bson, to_bson, Bson};
+    use crate::bson_release::{from_bson, to_bson};
+    use mongodb::bson::{doc, Bson};
 
     fn token(ns: &str) -> ResumeToken {
         let driver: DriverToken = from_bson(Bson::Document(doc! { "_data": "8264AB" })).unwrap();
