@@ -162,11 +162,11 @@ async fn field_rules_refuse_before_anything_is_sent() {
     let cases = [
         (
             doc! { "$set": { "state": "bogus" } },
-            "validation failed: state: must be one of \"open\", \"expired\", \"closed\" (is \"bogus\")",
+            "validation failed: state: must be one of \"open\", \"expired\", \"closed\" (is ?)",
         ),
         (
             doc! { "$set": { "visits": -1_i64, "state": "closed" } },
-            "validation failed: visits: must be at least 0 (is -1)",
+            "validation failed: visits: must be at least 0 (is ?)",
         ),
         (
             doc! { "$unset": { "owner": "" } },

@@ -335,6 +335,15 @@
 //! assert_eq!(users.collection().write_concern(), Some(&WriteConcern::majority()));
 //! let both = Model::<User>::with_collection_options(&db, "tenant_42_users", options);
 //! # client.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Everything else is unchanged: [`sync_indexes`](Model::sync_indexes)
+//! creates the declared indexes on that collection, saves, reloads and
+//! deletes go to it (a [`Doc`] remembers the model that loaded or created
+//! it), and errors name it.
+//!
 //! ## Many documents
 //!
 //! [`Model::bulk_save`] saves many tracked `Doc`s (new and loaded, in any
@@ -395,11 +404,6 @@
 //! # Ok(())
 //! # }
 //! ```
-//!
-//! Everything else is unchanged: [`sync_indexes`](Model::sync_indexes)
-//! creates the declared indexes on that collection, saves, reloads and
-//! deletes go to it (a [`Doc`] remembers the model that loaded or created
-//! it), and errors name it.
 //!
 //! ## Seeing the commands
 //!
