@@ -97,11 +97,13 @@ impl<'a, T: Document> IntoFuture for Save<'a, T> {
     }
 }
 
-async fn run<T: Document>(
+/// What every save of `doc` does first, alone or in a batch
+/// ([`Model::bulk_save`](crate::Model::bulk_save)): refuse a deleted `Doc`,
+/// then run its `before_save` hook. Gives the session back.
+pub(crate) async fn before_write<'s, T: Document>(
     doc: &mut Doc<T>,
-    mut session: Option<&mut ClientSession>,
-    fence: Option<i64>,
-) -> Result<()> {
+    session: Option<&'s mut ClientSession>,
+) -> Result<Option<&'s mut ClientSession>> {
     if doc.is_deleted() {
         let id = doc.id()?;
         return Err(request::not_found(
@@ -109,15 +111,25 @@ async fn run<T: Document>(
             request::target(&id, doc.shard()),
         ));
     }
+    if !T::__odm_meta().hooks {
+        return Ok(session);
+    }
+    let mut ctx = HookContext::new(session, doc.is_new(), doc.model().database());
+    let value: &mut T = doc;
+    let hooked = value.__odm_before_save(&mut ctx).await;
+    let session = ctx.into_session();
+    hooked.map_err(|e| hooks::named("before_save", e))?;
+    Ok(session)
+}
+
+async fn run<T: Document>(
+    doc: &mut Doc<T>,
+    mut session: Option<&mut ClientSession>,
+    fence: Option<i64>,
+) -> Result<()> {
+    session = before_write(doc, session).await?;
     let meta = T::__odm_meta();
     let is_new = doc.is_new();
-    if meta.hooks {
-        let mut ctx = HookContext::new(session, is_new, doc.model().database());
-        let value: &mut T = doc;
-        let hooked = value.__odm_before_save(&mut ctx).await;
-        session = ctx.into_session();
-        hooked.map_err(|e| hooks::named("before_save", e))?;
-    }
     if is_new {
         let plan = crate::insert_id::plan_with_id(doc)?;
         doc.validate().map_err(Error::Validation)?;

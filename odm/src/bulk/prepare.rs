@@ -10,7 +10,6 @@ use mongodb::ClientSession;
 use crate::doc::Doc;
 use crate::document::Document;
 use crate::error::{Error, Result};
-use crate::hooks::{self, HookContext};
 use crate::request::{self, shard, Plan};
 
 /// One `Doc`, ready.
@@ -47,22 +46,9 @@ pub(crate) async fn prepare<T: Document>(
 }
 
 async fn ready<T: Document>(doc: &mut Doc<T>, session: Option<&mut ClientSession>) -> Result<Step> {
-    if doc.is_deleted() {
-        let id = doc.id()?;
-        return Err(request::not_found(
-            doc.model().name(),
-            request::target(&id, doc.shard()),
-        ));
-    }
+    crate::save::before_write(doc, session).await?;
     let meta = T::__odm_meta();
-    let is_new = doc.is_new();
-    if meta.hooks {
-        let mut ctx = HookContext::new(session, is_new, doc.model().database());
-        let value: &mut T = doc;
-        let hooked = value.__odm_before_save(&mut ctx).await;
-        hooked.map_err(|e| hooks::named("before_save", e))?;
-    }
-    if is_new {
+    if doc.is_new() {
         let plan = crate::insert_id::plan_with_id(doc)?;
         doc.validate().map_err(Error::Validation)?;
         let mut stored = plan.current.clone();
