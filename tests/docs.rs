@@ -70,13 +70,14 @@ fn every_relative_link_in_a_markdown_file_leads_to_a_file_of_the_repository() {
     assert!(broken.is_empty(), "links to nothing: {broken:#?}");
 }
 
-/// Words that point at documents the repository does not carry.
+/// Words that point at documents the repository does not carry, spelled
+/// in pieces so that this file does not name them itself.
 const OUTSIDE: &[&str] = &[
-    "../shared",
-    "shared/design",
-    "design notes",
-    "SHAPES.md",
-    "SEMANTICS.md",
+    concat!("..", "/shared"),
+    concat!("shared", "/design"),
+    concat!("design", " notes"),
+    concat!("SHAPES", ".md"),
+    concat!("SEMANTICS", ".md"),
 ];
 
 #[test]
