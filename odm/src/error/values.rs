@@ -132,9 +132,9 @@ pub(crate) fn masked_key_text(key: &str) -> Option<String> {
     Some(format!("{{ {} }}", fields.join(", ")))
 }
 
-/// The position of the comma ending the value at the start of `s`.
-fn value_end(s: &str) -> Option<usize> {
-    let mut depth = 0usize;
+/// The position of the first character outside quotes (single or double,
+/// backslash escapes honoured) for which `stop` says so.
+fn first_unquoted(s: &str, mut stop: impl FnMut(char) -> bool) -> Option<usize> {
     let mut quote: Option<char> = None;
     let mut escaped = false;
     for (i, c) in s.char_indices() {
@@ -148,42 +148,41 @@ fn value_end(s: &str) -> Option<usize> {
             }
             continue;
         }
-        match c {
-            '"' | '\'' => quote = Some(c),
-            '{' | '[' | '(' => depth += 1,
-            '}' | ']' | ')' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => return Some(i),
-            _ => {}
+        if c == '"' || c == '\'' {
+            quote = Some(c);
+        } else if stop(c) {
+            return Some(i);
         }
     }
     None
 }
 
+/// The position of the comma ending the value at the start of `s`.
+fn value_end(s: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    first_unquoted(s, |c| {
+        match c {
+            '{' | '[' | '(' => depth += 1,
+            '}' | ']' | ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => return true,
+            _ => {}
+        }
+        false
+    })
+}
+
 /// The position of the brace closing the first `{` in `s`, quotes aware.
 fn closing_brace(s: &str) -> Option<usize> {
     let mut depth = 0usize;
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for (i, c) in s.char_indices() {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
-            continue;
-        }
+    first_unquoted(s, |c| {
         match c {
-            '"' | '\'' => quote = Some(c),
             '{' => depth += 1,
-            '}' if depth == 1 => return Some(i),
+            '}' if depth == 1 => return true,
             '}' => depth = depth.saturating_sub(1),
             _ => {}
         }
-    }
-    None
+        false
+    })
 }
 
 /// serde's message with the value it quotes masked: `invalid type: string
