@@ -14,14 +14,18 @@ mod app;
 mod batch;
 mod driver;
 mod duplicate;
+mod index;
 mod kinds;
 mod labels;
 mod lock;
 mod validation;
 mod values;
+mod watch;
 
 pub use app::ApplicationError;
 pub use batch::{BatchError, BatchRefusal};
+pub use index::{IndexError, IndexErrorKind};
+pub use watch::{WatchError, WatchErrorKind};
 
 pub(crate) use driver::{from_driver, may_have_applied, Cause, Described};
 pub(crate) use duplicate::complete_insert;
@@ -58,7 +62,7 @@ pub enum Error {
     DuplicateKey(Box<DuplicateKeyError>),
     /// `sync_indexes` found a declared index in conflict with an existing
     /// one, or the server refused to create it.
-    Index(Box<crate::index::IndexError>),
+    Index(Box<IndexError>),
     /// A stored document could not be deserialized into the model type.
     Deserialize(Box<DeserializeError>),
     /// The value could not be serialized to BSON.
@@ -67,7 +71,7 @@ pub enum Error {
     /// (it expired by the database's clock, and another holder may have
     /// taken it), or its keep-alive found it lost. Nothing was changed.
     LeaseLost(Box<LeaseLostError>),
-    /// [`Leases::acquire_timeout`](crate::lock::Leases::acquire_timeout)
+    /// [`Leases::acquire_timeout`](super::lock::Leases::acquire_timeout)
     /// gave up: another holder kept the lease for the whole wait.
     LeaseTimeout(Box<LeaseTimeoutError>),
     /// A fenced write was refused: the document already holds a larger
@@ -82,8 +86,8 @@ pub enum Error {
     Hook(Box<HookError>),
     /// A change stream could not be opened as asked: a resume token from
     /// another collection, or a filter it cannot apply. Nothing was sent.
-    /// See [`watch`](crate::watch).
-    Watch(Box<crate::watch::WatchError>),
+    /// See [`watch`](super::watch).
+    Watch(Box<WatchError>),
     /// An error of the application's own, returned from a callback odm
     /// runs (a transaction, `update_with_retry`, a hook's reason is
     /// [`Error::Hook`]): see [`Error::application`]. Never retried.

@@ -829,51 +829,36 @@
 
 #![warn(missing_docs)]
 
-mod array;
-mod atomic;
+// The layers, lowest first (see ARCHITECTURE.md at the repository root;
+// tests/layers.rs keeps every import pointing down):
+// bson_release, error -> codec, fields -> schema, validate -> plan -> wire
+// -> lock -> model, index -> atomic, bulk, many, typed, watch.
 mod bson_release;
-mod bulk;
-mod checked_read;
-mod codec;
-mod collections;
-mod command_log;
-mod delete;
-mod diff;
-mod doc;
-mod document;
 mod error;
-mod fence;
+
+mod codec;
 pub mod fields;
-mod guard;
-pub mod hooks;
-pub mod index;
-mod insert_id;
+
+mod schema;
+pub mod validate;
+
+mod plan;
+
+mod wire;
+
 pub mod lock;
+
+pub mod index;
+mod model;
+
+mod atomic;
+mod bulk;
 pub mod many;
+pub mod typed;
+pub mod watch;
+
 #[doc = include_str!("../docs/save-rules.md")]
 pub mod rules {}
-mod meta;
-mod model;
-mod paths;
-mod query;
-#[cfg(test)]
-mod random_values;
-mod rawde;
-mod rawser;
-mod read_options;
-mod reload;
-mod request;
-mod same_type;
-mod save;
-mod session;
-mod stream;
-mod strict;
-mod timestamps;
-pub mod typed;
-pub mod validate;
-mod version_key;
-mod versioning;
-pub mod watch;
 
 #[doc(hidden)]
 pub mod __private;
@@ -881,28 +866,29 @@ pub mod __private;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use array::BsonArray;
 pub use atomic::{
     transaction, Claim, DocCheckpoint, Rollback, Transaction, UpdateWithRetry, Upsert,
 };
 pub use bulk::{BulkSave, InsertMany};
-pub use delete::Delete;
-pub use doc::Doc;
-pub use document::Document;
+pub use codec::array::BsonArray;
 pub use error::{
     values_shown, ApplicationError, BatchError, BatchRefusal, DeserializeError, DuplicateKeyError,
     Error, FencedError, HookError, LeaseLostError, LeaseTimeoutError, NotFoundError, Result,
     ShardKeyError, ValidationError, ValidationErrors, VersionError,
 };
 pub use fields::{FieldPath, Fields, Flattened};
-pub use hooks::{HookContext, Hooks};
 pub use index::{IndexError, SyncIndexes, SyncReport};
 pub use many::{DeleteMany, UpdateMany, UpdateReport};
+pub use model::delete::Delete;
+pub use model::doc::Doc;
+pub use model::hooks;
+pub use model::hooks::{HookContext, Hooks};
+pub use model::query::{Count, Create, Find, FindOne};
+pub use model::reload::Reload;
+pub use model::save::Save;
+pub use model::stream::FindStream;
+pub use model::Document;
 pub use model::Model;
-pub use query::{Count, Create, Find, FindOne};
-pub use reload::Reload;
-pub use save::{BoxFuture, Save};
-pub use stream::FindStream;
 pub use validate::Validate;
 pub use watch::{ChangeEvent, ChangeStream, ResumeToken, Watch};
 

@@ -125,7 +125,7 @@
 //! hide a forgotten derive. With it, a type that does not implement
 //! [`Validate`] is a compile error naming the fix.
 
-mod builtin;
+pub(crate) mod builtin;
 #[cfg(test)]
 mod tests;
 
@@ -137,8 +137,6 @@ use std::sync::Arc;
 
 use crate::error::{ValidationError, ValidationErrors};
 
-#[doc(hidden)]
-pub use builtin::{container, field, max, max_len, min, min_len, nested, one_of, required};
 pub use builtin::{Len, Length, Num, Numeric, Optional, Text};
 
 /// The dotted BSON path of a value inside the document being validated.
@@ -331,26 +329,5 @@ impl<K: AsRef<str>, T: Validate, S: BuildHasher> Validate for HashMap<K, T, S> {
         for (key, value) in entries {
             value.validate_at(&path.field(key), errors);
         }
-    }
-}
-
-/// Runs `rules` on `value` read as the field type `F`, at the top-level
-/// field `name`; a value that is not an `F` fails with why. For the field
-/// rules of a set-based write's `$set` (generated code calls it).
-#[doc(hidden)]
-pub fn check_field<F, R>(
-    name: &str,
-    value: &mongodb::bson::Bson,
-    errors: &mut ValidationErrors,
-    rules: R,
-) where
-    F: serde::de::DeserializeOwned,
-    R: FnOnce(&F, &Path<'_>, &mut ValidationErrors),
-{
-    let at = Path::ROOT;
-    let at = at.field(name);
-    match crate::bson_release::from_bson::<F>(value.clone()) {
-        Ok(typed) => rules(&typed, &at, errors),
-        Err(e) => at.fail(errors, format!("does not fit the field's type: {e}")),
     }
 }

@@ -74,7 +74,7 @@ pub fn impl_document(cont: &Container) -> TokenStream {
     let hooks = cont.attrs.hooks.is_some();
     let hook_methods = super::hooks::hook_methods(cont);
     quote! {
-        impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {
+        impl #impl_generics ::odm::__private::Schema for #ident #ty_generics #where_clause {
             #validate
             #field_check
             fn __odm_meta() -> &'static ::odm::__private::Meta {
@@ -99,6 +99,7 @@ pub fn impl_document(cont: &Container) -> TokenStream {
             #set_id
             #hook_methods
         }
+        impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {}
     }
 }
 

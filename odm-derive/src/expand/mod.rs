@@ -71,12 +71,13 @@ fn errors_with_stub(
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let validate_stub = validate::stub(input);
     let stub = wrap(quote! {
-        impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {
+        impl #impl_generics ::odm::__private::Schema for #ident #ty_generics #where_clause {
             fn __odm_meta() -> &'static ::odm::__private::Meta {
                 #type_checks
                 ::core::unreachable!()
             }
         }
+        impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {}
         #validate_stub
     });
     quote! {

@@ -1,21 +1,19 @@
 //! `Model::claim`: one atomic conditional update that only one caller wins.
 
-use std::future::IntoFuture;
-
 use mongodb::action::Action;
 use mongodb::bson::{Bson, Document as BsonDocument};
 use mongodb::options::ReturnDocument;
 use mongodb::ClientSession;
 
-use super::ops;
-use crate::command_log::Command;
-use crate::doc::Doc;
-use crate::document::Document;
 use crate::error::{from_driver, Result};
 use crate::lock::Lease;
+use crate::model::doc::Doc;
+use crate::model::Document;
 use crate::model::Model;
-use crate::save::BoxFuture;
-use crate::timestamps;
+use crate::plan::timestamps;
+use crate::plan::update_ops;
+use crate::wire::command_log::Command;
+use crate::wire::session::awaitable;
 
 /// A pending [`Model::claim`]; optionally [`sort`](Claim::sort) and
 /// [`session`](Claim::session), then `.await` it.
@@ -98,12 +96,6 @@ impl<'a, T: Document> Claim<'a, T> {
         self.sort = Some(sort.into());
         self
     }
-
-    /// Runs the claim inside `session` (and its transaction, if one is open).
-    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
-        self.session = Some(session);
-        self
-    }
 }
 
 impl<'a, T: Document> Claim<'a, T> {
@@ -124,61 +116,59 @@ impl<'a, T: Document> Claim<'a, T> {
 pub(crate) fn claim_update<T: Document>(mut update: BsonDocument) -> BsonDocument {
     timestamps::stamp_update::<T>(&mut update, false);
     if let Some(key) = T::__odm_meta().versioning.key {
-        if !ops::touches(&update, key) {
-            ops::add(&mut update, "$inc", key, Bson::Int32(1));
+        if !update_ops::touches(&update, key) {
+            update_ops::add(&mut update, "$inc", key, Bson::Int32(1));
         }
     }
     update
 }
 
-impl<'a, T: Document> IntoFuture for Claim<'a, T> {
-    type Output = Result<Option<Doc<T>>>;
-    type IntoFuture = BoxFuture<'a, Result<Option<Doc<T>>>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move {
-            let Claim {
-                model,
-                filter,
-                update,
-                sort,
-                mut session,
-                fence,
-            } = self;
-            let mut update = claim_update::<T>(update);
-            let sent = match fence {
-                Some(token) => {
-                    crate::fence::stamp(&mut update, token);
-                    crate::fence::filter(filter.clone(), token)
-                }
-                None => filter.clone(),
-            };
-            let log = Command::new(model.name(), "findAndModify")
-                .filter(&sent)
-                .update(&update);
-            // A fenced claim states write concern majority (see `fence::options`).
-            let fenced = fence.map(|_| crate::fence::collection(model.raw_collection()));
-            let action = fenced
-                .as_ref()
-                .unwrap_or(model.raw_collection())
-                .find_one_and_update(sent, update)
-                .return_document(ReturnDocument::After)
-                .optional(sort, |a, sort| a.sort(sort));
-            let result = log.send(crate::session::send(action, session.as_deref_mut()));
-            match (
-                result.await.map_err(|e| from_driver(e, model.name()))?,
-                fence,
-            ) {
-                (Some(raw), _) => Ok(Some(model.track(raw)?)),
-                (None, None) => Ok(None),
-                (None, Some(token)) => {
-                    let collection = model.raw_collection();
-                    match crate::fence::refusal(collection, filter, token, session).await? {
-                        Some(fenced) => Err(fenced),
-                        None => Ok(None),
-                    }
+awaitable! {
+    impl['a, T: Document] Claim<'a, T> => Result<Option<Doc<T>>>;
+    /// Runs the claim inside `session` (and its transaction, if one is open).
+    session;
+    into_future(self) async move {
+        let Claim {
+            model,
+            filter,
+            update,
+            sort,
+            mut session,
+            fence,
+        } = self;
+        let mut update = claim_update::<T>(update);
+        let sent = match fence {
+            Some(token) => {
+                crate::wire::fence::stamp(&mut update, token);
+                crate::wire::fence::filter(filter.clone(), token)
+            }
+            None => filter.clone(),
+        };
+        let log = Command::new(model.name(), "findAndModify")
+            .filter(&sent)
+            .update(&update);
+        // A fenced claim states write concern majority (see `fence::options`).
+        let fenced = fence.map(|_| crate::wire::fence::collection(model.raw_collection()));
+        let action = fenced
+            .as_ref()
+            .unwrap_or(model.raw_collection())
+            .find_one_and_update(sent, update)
+            .return_document(ReturnDocument::After)
+            .optional(sort, |a, sort| a.sort(sort));
+        let result = log.send(crate::wire::session::send(action, session.as_deref_mut()));
+        match (
+            result.await.map_err(|e| from_driver(e, model.name()))?,
+            fence,
+        ) {
+            (Some(raw), _) => Ok(Some(model.track(raw)?)),
+            (None, None) => Ok(None),
+            (None, Some(token)) => {
+                let collection = model.raw_collection();
+                match crate::wire::fence::refusal(collection, filter, token, session).await? {
+                    Some(fenced) => Err(fenced),
+                    None => Ok(None),
                 }
             }
-        })
+        }
     }
 }

@@ -10,7 +10,6 @@
 //! Plus `#[odm(timestamps)]`, kept by saves, upserts and claims.
 
 mod claim;
-pub(crate) mod ops;
 mod retry;
 mod rollback;
 mod transaction;

@@ -1,15 +1,13 @@
 //! `Model::update_with_retry`: read-modify-write without lost updates.
 
-use std::future::IntoFuture;
-
 use mongodb::bson::{doc, Bson};
 use mongodb::ClientSession;
 
-use crate::doc::Doc;
-use crate::document::Document;
 use crate::error::{Error, NotFoundError, Result};
+use crate::model::doc::Doc;
+use crate::model::Document;
 use crate::model::Model;
-use crate::save::BoxFuture;
+use crate::wire::session::awaitable;
 
 /// A pending [`Model::update_with_retry`]; optionally
 /// [`session`](UpdateWithRetry::session), then `.await` it.
@@ -77,28 +75,14 @@ impl<T: Document> Model<T> {
     }
 }
 
-impl<'a, T: Document, F> UpdateWithRetry<'a, T, F> {
+awaitable! {
+    impl['a, T, F] UpdateWithRetry<'a, T, F> where [T: Document, F: FnMut(&mut T) -> Result<()> + Send + 'a] => Result<Doc<T>>;
     /// Loads and saves inside `session` (and its transaction, if one is
     /// open). Inside a transaction a concurrent writer shows up as a
     /// transient write conflict, which ends this call and is retried by
     /// [`transaction`](crate::transaction) as a whole.
-    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
-        self.session = Some(session);
-        self
-    }
-}
-
-impl<'a, T, F> IntoFuture for UpdateWithRetry<'a, T, F>
-where
-    T: Document,
-    F: FnMut(&mut T) -> Result<()> + Send + 'a,
-{
-    type Output = Result<Doc<T>>;
-    type IntoFuture = BoxFuture<'a, Result<Doc<T>>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(run(self))
-    }
+    session;
+    into_future(self) run(self)
 }
 
 async fn run<T, F>(this: UpdateWithRetry<'_, T, F>) -> Result<Doc<T>>
@@ -133,7 +117,7 @@ where
         }
         doc.increment();
         let save = doc.save();
-        let saved = crate::session::send(save, session.as_deref_mut()).await;
+        let saved = crate::wire::session::send(save, session.as_deref_mut()).await;
         match saved {
             Ok(()) => return Ok(doc),
             Err(Error::Version(e)) if tries < attempts => drop(e),

@@ -1,7 +1,7 @@
 //! `Rollback`: what a transaction restores when an attempt does not commit.
 
-use crate::doc::Doc;
-use crate::document::Document;
+use crate::model::doc::Doc;
+use crate::model::Document;
 use crate::model::Model;
 
 /// State that [`transaction`](crate::transaction) puts back when an attempt

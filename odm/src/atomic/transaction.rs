@@ -3,7 +3,6 @@
 //! rolled back in memory whenever an attempt does not commit.
 
 use std::collections::hash_map::RandomState;
-use std::future::IntoFuture;
 use std::hash::BuildHasher;
 use std::marker::PhantomData;
 use std::time::{Duration, Instant};
@@ -13,9 +12,10 @@ use mongodb::options::TransactionOptions;
 use mongodb::{Client, ClientSession};
 
 use super::rollback::Rollback;
-use crate::command_log::Command;
 use crate::error::{Error, Result};
-use crate::save::BoxFuture;
+use crate::wire::command_log::Command;
+use crate::wire::session::awaitable;
+use crate::wire::session::BoxFuture;
 
 /// How long a transaction keeps retrying, as in the MongoDB drivers.
 const MAX_RETRY_TIME: Duration = Duration::from_secs(120);
@@ -113,26 +113,13 @@ impl<'a, C, R, F> Transaction<'a, C, R, F> {
         self.options = Some(options);
         self
     }
-
-    /// Runs in this session instead of a new one.
-    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
-        self.session = Some(session);
-        self
-    }
 }
 
-impl<'a, C, R, F> IntoFuture for Transaction<'a, C, R, F>
-where
-    C: Rollback + Send + 'a,
-    F: for<'b> FnMut(&'b mut ClientSession, &'b mut C) -> BoxFuture<'b, Result<R>> + Send + 'a,
-    R: Send + 'a,
-{
-    type Output = Result<R>;
-    type IntoFuture = BoxFuture<'a, Result<R>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(run(self))
-    }
+awaitable! {
+    impl['a, C, R, F] Transaction<'a, C, R, F> where [C: Rollback + Send + 'a, F: for<'b> FnMut(&'b mut ClientSession, &'b mut C) -> BoxFuture<'b, Result<R>> + Send + 'a, R: Send + 'a] => Result<R>;
+    /// Runs in this session instead of a new one.
+    session;
+    into_future(self) run(self)
 }
 
 async fn run<'a, C, R, F>(tx: Transaction<'a, C, R, F>) -> Result<R>

@@ -1,21 +1,20 @@
 //! `Model::upsert`: update the matching document, or insert it, in one
 //! atomic `findOneAndUpdate`.
 
-use std::future::IntoFuture;
-
 use mongodb::bson::{Bson, Document as BsonDocument};
 use mongodb::options::{ReturnDocument, UpdateModifications};
 use mongodb::ClientSession;
 
-use super::{ops, upsert_pipeline};
-use crate::command_log::Command;
-use crate::doc::Doc;
-use crate::document::Document;
+use super::upsert_pipeline;
 use crate::error::{from_driver, Error, NotFoundError, Result};
 use crate::lock::Lease;
+use crate::model::doc::Doc;
+use crate::model::Document;
 use crate::model::Model;
-use crate::save::BoxFuture;
-use crate::timestamps;
+use crate::plan::timestamps;
+use crate::plan::update_ops;
+use crate::wire::command_log::Command;
+use crate::wire::session::awaitable;
 
 /// How often an upsert is sent again when the server answers "ok" without a
 /// document (never on MongoDB; about 1% of contended upserts on SecantusDB).
@@ -130,12 +129,6 @@ impl<'a, T: Document> Upsert<'a, T> {
         self
     }
 
-    /// Runs the upsert inside `session` (and its transaction, if one is open).
-    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
-        self.session = Some(session);
-        self
-    }
-
     /// Makes this a fenced write under `lease` (see
     /// [`Save::fenced`](crate::Save::fenced)): an existing document is
     /// updated only if its stored fence (`__fence`) is absent or not
@@ -166,10 +159,10 @@ impl<'a, T: Document> Upsert<'a, T> {
         }
         timestamps::stamp_update::<T>(&mut update, true);
         if let Some(token) = self.fence {
-            crate::fence::stamp(&mut update, token);
+            crate::wire::fence::stamp(&mut update, token);
         }
         match T::__odm_meta().versioning.key {
-            Some(key) if !ops::touches(&update, key) => {
+            Some(key) if !update_ops::touches(&update, key) => {
                 let empty = BsonDocument::new();
                 let part = |op: &str| match update.get(op) {
                     Some(Bson::Document(d)) => d.clone(),
@@ -196,13 +189,11 @@ enum Sent {
     Pipeline(Vec<BsonDocument>),
 }
 
-impl<'a, T: Document> IntoFuture for Upsert<'a, T> {
-    type Output = Result<Doc<T>>;
-    type IntoFuture = BoxFuture<'a, Result<Doc<T>>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(run(self))
-    }
+awaitable! {
+    impl['a, T: Document] Upsert<'a, T> => Result<Doc<T>>;
+    /// Runs the upsert inside `session` (and its transaction, if one is open).
+    session;
+    into_future(self) run(self)
 }
 
 async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
@@ -215,7 +206,7 @@ async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
         ..
     } = upsert;
     let mut sent = match fence {
-        Some(token) => crate::fence::filter(filter.clone(), token),
+        Some(token) => crate::wire::fence::filter(filter.clone(), token),
         None => filter.clone(),
     };
     if matches!(update, Sent::Pipeline(_)) {
@@ -224,7 +215,7 @@ async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
     let mut duplicate_retried = false;
     let mut empty_answers = 0;
     // A fenced upsert states write concern majority (see `fence::options`).
-    let fenced = fence.map(|_| crate::fence::collection(model.raw_collection()));
+    let fenced = fence.map(|_| crate::wire::fence::collection(model.raw_collection()));
     let collection = fenced.as_ref().unwrap_or(model.raw_collection());
     loop {
         let log = Command::new(model.name(), "findAndModify").filter(&sent);
@@ -236,7 +227,7 @@ async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
             .find_one_and_update(sent.clone(), modifications)
             .upsert(true)
             .return_document(ReturnDocument::After);
-        let result = log.send(crate::session::send(action, session.as_deref_mut()));
+        let result = log.send(crate::wire::session::send(action, session.as_deref_mut()));
         match result.await {
             Ok(Some(raw)) => return model.track(raw),
             Ok(None) if empty_answers < EMPTY_ANSWER_RETRIES => empty_answers += 1,
@@ -252,7 +243,9 @@ async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
                     // tried an insert: report the refusal. Read outside the
                     // session, whose transaction the failed write aborted.
                     let collection = model.raw_collection();
-                    match crate::fence::refusal(collection, filter.clone(), token, None).await? {
+                    match crate::wire::fence::refusal(collection, filter.clone(), token, None)
+                        .await?
+                    {
                         Some(fenced) => return Err(fenced),
                         None if !duplicate_retried && session.is_none() => duplicate_retried = true,
                         None => return Err(Error::DuplicateKey(e)),

@@ -7,17 +7,15 @@ mod prepare;
 mod refuse;
 mod run;
 
-use std::future::IntoFuture;
-
 use mongodb::results::VerboseBulkWriteResult;
 use mongodb::ClientSession;
 
-use crate::doc::Doc;
-use crate::document::Document;
 use crate::error::Result;
+use crate::model::doc::Doc;
+use crate::model::Document;
 use crate::model::Model;
-use crate::save::BoxFuture;
-use crate::session::Sessioned;
+use crate::wire::session::awaitable;
+use crate::wire::session::Sessioned;
 
 /// A pending [`Model::bulk_save`]; `.await` it, optionally after
 /// [`session`](BulkSave::session).
@@ -92,48 +90,28 @@ impl<T: Document> Model<T> {
     }
 }
 
-impl<'a, T: Document> BulkSave<'a, T> {
+awaitable! {
+    impl['a, T: Document] BulkSave<'a, T> => Result<Vec<Result<()>>>;
     /// Runs the bulk save inside `session` (and its transaction, if one is
     /// open).
-    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
-        self.session = Some(session);
-        self
-    }
+    session;
+    into_future(self) run::run(self.model, self.docs, self.session)
 }
 
-impl<'a, T: Document> InsertMany<'a, T> {
+awaitable! {
+    impl['a, T: Document] InsertMany<'a, T> => Result<Vec<Result<Doc<T>>>>;
     /// Runs the inserts inside `session` (and its transaction, if one is
     /// open).
-    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
-        self.session = Some(session);
-        self
-    }
-}
-
-impl<'a, T: Document> IntoFuture for BulkSave<'a, T> {
-    type Output = Result<Vec<Result<()>>>;
-    type IntoFuture = BoxFuture<'a, Self::Output>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(run::run(self.model, self.docs, self.session))
-    }
-}
-
-impl<'a, T: Document> IntoFuture for InsertMany<'a, T> {
-    type Output = Result<Vec<Result<Doc<T>>>>;
-    type IntoFuture = BoxFuture<'a, Self::Output>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move {
-            let model = self.model;
-            let mut docs: Vec<Doc<T>> = self.values.into_iter().map(|v| model.new_doc(v)).collect();
-            let outcomes = run::run(model, &mut docs, self.session).await?;
-            Ok(docs
-                .into_iter()
-                .zip(outcomes)
-                .map(|(doc, outcome)| outcome.map(|()| doc))
-                .collect())
-        })
+    session;
+    into_future(self) async move {
+        let model = self.model;
+        let mut docs: Vec<Doc<T>> = self.values.into_iter().map(|v| model.new_doc(v)).collect();
+        let outcomes = run::run(model, &mut docs, self.session).await?;
+        Ok(docs
+            .into_iter()
+            .zip(outcomes)
+            .map(|(doc, outcome)| outcome.map(|()| doc))
+            .collect())
     }
 }
 
@@ -143,7 +121,7 @@ impl<'a> Sessioned<'a> for mongodb::action::BulkWrite<'a, VerboseBulkWriteResult
     }
 }
 
-impl crate::command_log::Answer for VerboseBulkWriteResult {
+impl crate::wire::command_log::Answer for VerboseBulkWriteResult {
     fn brief(&self) -> String {
         let s = &self.summary;
         format!(

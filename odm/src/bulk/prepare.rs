@@ -7,10 +7,10 @@ use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::{Bson, Document as BsonDocument};
 use mongodb::ClientSession;
 
-use crate::doc::Doc;
-use crate::document::Document;
 use crate::error::{Error, Result};
-use crate::request::{self, shard, Plan};
+use crate::model::doc::Doc;
+use crate::model::Document;
+use crate::plan::request::{self, shard, Plan};
 
 /// One `Doc`, ready.
 pub(crate) enum Step {
@@ -46,10 +46,10 @@ pub(crate) async fn prepare<T: Document>(
 }
 
 async fn ready<T: Document>(doc: &mut Doc<T>, session: Option<&mut ClientSession>) -> Result<Step> {
-    crate::save::before_write(doc, session).await?;
+    crate::model::save::before_write(doc, session).await?;
     let meta = T::__odm_meta();
     if doc.is_new() {
-        let plan = crate::insert_id::plan_with_id(doc)?;
+        let plan = crate::model::insert_id::plan_with_id(doc)?;
         doc.validate().map_err(Error::Validation)?;
         let mut stored = plan.current.clone();
         if let Some(key) = meta.versioning.key {

@@ -12,14 +12,14 @@ use mongodb::ClientSession;
 use super::answer::{self, Answer};
 use super::prepare::{prepare, Step};
 use super::refuse;
-use crate::command_log::Command;
-use crate::doc::Doc;
-use crate::document::Document;
 use crate::error::{complete_insert, from_driver, may_have_applied, Error, Result};
-use crate::hooks::{self, HookContext};
+use crate::model::doc::Doc;
+use crate::model::hooks::{self, HookContext};
+use crate::model::Document;
 use crate::model::Model;
-use crate::request::{self, Plan};
-use crate::session::send;
+use crate::plan::request::{self, Plan};
+use crate::wire::command_log::Command;
+use crate::wire::session::send;
 
 /// A `Doc` whose outcome one read after the write settles.
 struct Pending {
@@ -60,7 +60,7 @@ pub(crate) async fn run<T: Document>(
             Step::Insert { stored, .. } => {
                 let raw: &mongodb::bson::RawDocument = stored;
                 let document =
-                    mongodb::bson::Document::try_from(raw).map_err(crate::diff::raw_error)?;
+                    mongodb::bson::Document::try_from(raw).map_err(crate::plan::diff::raw_error)?;
                 InsertOneModel::builder()
                     .namespace(namespace.clone())
                     .document(document)
@@ -123,9 +123,11 @@ pub(crate) async fn run<T: Document>(
                     doc.commit(id, plan, true);
                     Ok(())
                 }
-                Answer::Refused(e) => {
-                    Err(complete_insert(from_driver(e, model.name()), meta, &stored))
-                }
+                Answer::Refused(e) => Err(complete_insert(
+                    from_driver(e, model.name()),
+                    |name| meta.index_keys(name),
+                    &stored,
+                )),
                 Answer::Unsatisfied(e) | Answer::Unknown(e) => {
                     batch_error.get_or_insert(e.clone());
                     Err(from_driver(e, model.name()))
@@ -166,7 +168,11 @@ pub(crate) async fn run<T: Document>(
                 Answer::Refused(e) => {
                     doc.in_doubt = settled[i];
                     let e = from_driver(e, model.name());
-                    Some(Err(complete_insert(e, meta, &plan.current)))
+                    Some(Err(complete_insert(
+                        e,
+                        |name| meta.index_keys(name),
+                        &plan.current,
+                    )))
                 }
                 Answer::Unsatisfied(e) | Answer::Unknown(e) => {
                     doc.in_doubt = settled[i] || may_have_applied(&e);
@@ -299,7 +305,7 @@ async fn read_ids<T: Document>(
 /// The `_id`s a settling read found.
 struct Found(Vec<Bson>);
 
-impl crate::command_log::Answer for Found {
+impl crate::wire::command_log::Answer for Found {
     fn brief(&self) -> String {
         format!("found {}", self.0.len())
     }

@@ -21,7 +21,6 @@ use mongodb::bson::{Bson, Document as BsonDocument};
 use mongodb::error::{ErrorKind, WriteFailure};
 
 use super::{Cause, DuplicateKeyError, Error};
-use crate::meta::Meta;
 
 /// The server's duplicate-key codes: 11000, and 11001 from servers before
 /// 2.6 for an update.
@@ -156,16 +155,18 @@ fn sub_document(doc: &RawDocument, key: &str) -> Option<BsonDocument> {
 
 /// Completes the duplicate-key error of an insert of `inserted` whose
 /// reply the driver dropped; any other error is returned as it is.
-pub(crate) fn complete_insert(err: Error, meta: &Meta, inserted: &RawDocument) -> Error {
+/// `declared` gives the keys of the model's index of that name (see
+/// `Meta::index_keys`).
+pub(crate) fn complete_insert(
+    err: Error,
+    declared: impl Fn(&str) -> Option<BsonDocument>,
+    inserted: &RawDocument,
+) -> Error {
     let Error::DuplicateKey(mut d) = err else {
         return err;
     };
     if d.key_pattern.is_none() {
-        d.key_pattern = d
-            .index
-            .as_deref()
-            .and_then(|name| declared_pattern(meta, name))
-            .map(Box::new);
+        d.key_pattern = d.index.as_deref().and_then(&declared).map(Box::new);
     }
     if d.key_value.is_none() {
         d.key_value = d
@@ -175,14 +176,6 @@ pub(crate) fn complete_insert(err: Error, meta: &Meta, inserted: &RawDocument) -
             .map(Box::new);
     }
     Error::DuplicateKey(d)
-}
-
-fn declared_pattern(meta: &Meta, name: &str) -> Option<BsonDocument> {
-    if name == "_id_" {
-        return Some(mongodb::bson::doc! { "_id": 1 });
-    }
-    let spec = meta.indexes.iter().find(|i| i.name == name)?;
-    Some(spec.keys_document())
 }
 
 /// `{path: value}` for every path of `pattern`, `null` where the document

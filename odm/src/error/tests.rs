@@ -128,11 +128,11 @@ fn every_error_with_values() -> Vec<Error> {
             key: format!("reset:{SECRET}"),
             waited: std::time::Duration::from_secs(1),
         })),
-        Error::Index(Box::new(crate::index::IndexError {
+        Error::Index(Box::new(crate::error::IndexError {
             collection: "users".into(),
             index: "email_1".into(),
             declared: mongodb::bson::doc! { "key": { "email": 1 }, "name": "email_1" },
-            kind: crate::index::IndexErrorKind::Refused {
+            kind: crate::error::IndexErrorKind::Refused {
                 code: 11000,
                 message: message.clone(),
             },

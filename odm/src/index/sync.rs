@@ -1,20 +1,20 @@
 //! `Model::sync_indexes`: make the declared indexes exist, never touching
 //! an index that is in the way.
 
-use std::future::IntoFuture;
-
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Bson, Document as BsonDocument};
 use mongodb::error::ErrorKind;
 use mongodb::ClientSession;
 
-use super::{server, IndexError, IndexErrorKind, IndexSpec};
-use crate::command_log::Command;
-use crate::document::Document;
+use super::{IndexError, IndexErrorKind};
 use crate::error::{from_driver, Cause, Error, Result};
+use crate::model::Document;
 use crate::model::Model;
-use crate::save::BoxFuture;
-use crate::session::send;
+use crate::schema::index_server as server;
+use crate::schema::index_spec::IndexSpec;
+use crate::wire::command_log::Command;
+use crate::wire::session::awaitable;
+use crate::wire::session::send;
 
 /// The server's code for `listIndexes` on a collection that does not exist.
 const NAMESPACE_NOT_FOUND: i32 = 26;
@@ -27,25 +27,15 @@ pub struct SyncIndexes<'a, T: Document> {
     session: Option<&'a mut ClientSession>,
 }
 
-impl<'a, T: Document> SyncIndexes<'a, T> {
+awaitable! {
+    impl['a, T: Document] SyncIndexes<'a, T> => Result<SyncReport>;
     /// Creates the indexes inside `session` and its transaction, if one is
     /// open (MongoDB >= 4.4 creates an index inside a transaction only on
     /// a collection that does not exist yet or that the transaction
     /// created). The existing indexes are listed outside the session, as
     /// committed: MongoDB cannot list indexes inside a transaction.
-    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
-        self.session = Some(session);
-        self
-    }
-}
-
-impl<'a, T: Document> IntoFuture for SyncIndexes<'a, T> {
-    type Output = Result<SyncReport>;
-    type IntoFuture = BoxFuture<'a, Result<SyncReport>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.model.sync(None, self.session))
-    }
+    session;
+    into_future(self) self.model.sync(None, self.session)
 }
 
 /// What [`Model::sync_indexes`] did.
@@ -369,7 +359,7 @@ fn normalize_doc(doc: &BsonDocument) -> BsonDocument {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::spec::{Condition, PartialOp, PartialValue, Term};
+    use crate::schema::index_spec::{Condition, PartialOp, PartialValue, Term};
 
     const ACTIVE: &[Term] = &[Term::Cond(Condition {
         path: "status",

@@ -12,8 +12,8 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use super::ops;
-use crate::command_log::Command;
 use crate::error::{from_driver, Error, LeaseLostError, Result};
+use crate::wire::command_log::Command;
 
 /// One grant of a lease, from [`Leases`](crate::lock::Leases).
 ///

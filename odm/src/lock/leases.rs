@@ -11,8 +11,8 @@ use mongodb::{Collection, Database};
 
 use super::lease::Lease;
 use super::ops;
-use crate::command_log::Command;
 use crate::error::{from_driver, may_have_applied, Error, LeaseTimeoutError, Result};
+use crate::wire::command_log::Command;
 
 /// How often an acquisition is sent again when the server answers "ok"
 /// without a document (never on MongoDB; about 1% of contended upserts on
@@ -52,7 +52,7 @@ impl Leases {
     /// the save rules, "Leases across a replica set").
     pub fn new(db: &Database, collection: &str) -> Self {
         Leases {
-            collection: db.collection_with_options(collection, crate::fence::options()),
+            collection: db.collection_with_options(collection, crate::wire::fence::options()),
         }
     }
 

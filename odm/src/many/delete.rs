@@ -1,15 +1,13 @@
 //! `Model::delete_many`: one `delete` command on a filter.
 
-use std::future::IntoFuture;
-
 use mongodb::bson::Document as BsonDocument;
 use mongodb::ClientSession;
 
-use crate::command_log::Command;
-use crate::document::Document;
 use crate::error::{from_driver, Result};
+use crate::model::Document;
 use crate::model::Model;
-use crate::save::BoxFuture;
+use crate::wire::command_log::Command;
+use crate::wire::session::awaitable;
 
 /// A pending [`Model::delete_many`]; optionally
 /// [`session`](DeleteMany::session), then `.await` it.
@@ -49,30 +47,20 @@ impl<T: Document> Model<T> {
     }
 }
 
-impl<'a, T: Document> DeleteMany<'a, T> {
+awaitable! {
+    impl['a, T: Document] DeleteMany<'a, T> => Result<u64>;
     /// Deletes inside `session` (and its transaction, if one is open).
-    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
-        self.session = Some(session);
-        self
-    }
-}
-
-impl<'a, T: Document> IntoFuture for DeleteMany<'a, T> {
-    type Output = Result<u64>;
-    type IntoFuture = BoxFuture<'a, Result<u64>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move {
-            let DeleteMany {
-                model,
-                filter,
-                session,
-            } = self;
-            let log = Command::new(model.name(), "delete").filter(&filter);
-            let action = model.collection().delete_many(filter);
-            let result = log.send(crate::session::send(action, session)).await;
-            let result = result.map_err(|e| from_driver(e, model.name()))?;
-            Ok(result.deleted_count)
-        })
+    session;
+    into_future(self) async move {
+        let DeleteMany {
+            model,
+            filter,
+            session,
+        } = self;
+        let log = Command::new(model.name(), "delete").filter(&filter);
+        let action = model.collection().delete_many(filter);
+        let result = log.send(crate::wire::session::send(action, session)).await;
+        let result = result.map_err(|e| from_driver(e, model.name()))?;
+        Ok(result.deleted_count)
     }
 }

@@ -3,9 +3,9 @@
 
 use mongodb::bson::{Bson, DateTime, Document};
 
-use crate::atomic::ops;
 use crate::error::{Error, Result, ShardKeyError, ValidationErrors};
-use crate::meta::Meta;
+use crate::plan::update_ops;
+use crate::schema::meta::Meta;
 
 /// The operators whose values are what the field will hold, so the field
 /// rules can run on them. Every other operator's result depends on the
@@ -52,13 +52,13 @@ pub(crate) fn prepare(
     }
     errors.into_result().map_err(Error::Validation)?;
     if let Some(ts) = meta.timestamps {
-        if !ops::touches(&update, ts.updated_at) {
-            ops::add(&mut update, "$set", ts.updated_at, Bson::DateTime(now));
+        if !update_ops::touches(&update, ts.updated_at) {
+            update_ops::add(&mut update, "$set", ts.updated_at, Bson::DateTime(now));
         }
     }
     if let Some(key) = meta.versioning.key {
-        if !keep_version && !ops::touches(&update, key) {
-            ops::add(&mut update, "$inc", key, Bson::Int32(1));
+        if !keep_version && !update_ops::touches(&update, key) {
+            update_ops::add(&mut update, "$inc", key, Bson::Int32(1));
         }
     }
     Ok(update)
@@ -69,7 +69,7 @@ fn shard_key(meta: &Meta, collection: &str, _op: &str, path: &str) -> Result<()>
     let hit = meta
         .shard_key
         .iter()
-        .find(|f| ops::same_or_under(path, f) || ops::same_or_under(f, path));
+        .find(|f| update_ops::same_or_under(path, f) || update_ops::same_or_under(f, path));
     match hit {
         Some(field) => Err(Error::ShardKey(Box::new(ShardKeyError {
             collection: collection.to_string(),
@@ -86,7 +86,7 @@ mod tests {
     use mongodb::bson::doc;
 
     use super::*;
-    use crate::meta::{Timestamps, Versioning};
+    use crate::schema::meta::{Timestamps, Versioning};
 
     fn meta(timestamps: bool, shard_key: &'static [&'static str]) -> Meta {
         Meta {

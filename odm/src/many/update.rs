@@ -1,18 +1,16 @@
 //! `Model::update_many`: one `update` command on a filter, versioned,
 //! stamped and checked like a save where it can be.
 
-use std::future::IntoFuture;
-
 use mongodb::bson::{DateTime, Document as BsonDocument};
 use mongodb::ClientSession;
 
 use super::plan;
 use super::report::UpdateReport;
-use crate::command_log::Command;
-use crate::document::Document;
 use crate::error::{from_driver, Result};
+use crate::model::Document;
 use crate::model::Model;
-use crate::save::BoxFuture;
+use crate::wire::command_log::Command;
+use crate::wire::session::awaitable;
 
 /// A pending [`Model::update_many`]; optionally
 /// [`keep_version`](UpdateMany::keep_version) and
@@ -109,45 +107,37 @@ impl<'a, T: Document> UpdateMany<'a, T> {
         self.keep_version = true;
         self
     }
-
-    /// Updates inside `session` (and its transaction, if one is open).
-    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
-        self.session = Some(session);
-        self
-    }
 }
 
-impl<'a, T: Document> IntoFuture for UpdateMany<'a, T> {
-    type Output = Result<UpdateReport>;
-    type IntoFuture = BoxFuture<'a, Result<UpdateReport>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move {
-            let UpdateMany {
-                model,
-                filter,
-                update,
-                keep_version,
-                session,
-            } = self;
-            let update = plan::prepare(
-                T::__odm_meta(),
-                model.name(),
-                update,
-                keep_version,
-                DateTime::now(),
-                T::__odm_validate_field,
-            )?;
-            let log = Command::new(model.name(), "update")
-                .filter(&filter)
-                .update(&update);
-            let action = model.collection().update_many(filter, update);
-            let result = log.send(crate::session::send(action, session)).await;
-            let result = result.map_err(|e| from_driver(e, model.name()))?;
-            Ok(UpdateReport {
-                matched: result.matched_count,
-                modified: result.modified_count,
-            })
+awaitable! {
+    impl['a, T: Document] UpdateMany<'a, T> => Result<UpdateReport>;
+    /// Updates inside `session` (and its transaction, if one is open).
+    session;
+    into_future(self) async move {
+        let UpdateMany {
+            model,
+            filter,
+            update,
+            keep_version,
+            session,
+        } = self;
+        let update = plan::prepare(
+            T::__odm_meta(),
+            model.name(),
+            update,
+            keep_version,
+            DateTime::now(),
+            T::__odm_validate_field,
+        )?;
+        let log = Command::new(model.name(), "update")
+            .filter(&filter)
+            .update(&update);
+        let action = model.collection().update_many(filter, update);
+        let result = log.send(crate::wire::session::send(action, session)).await;
+        let result = result.map_err(|e| from_driver(e, model.name()))?;
+        Ok(UpdateReport {
+            matched: result.matched_count,
+            modified: result.modified_count,
         })
     }
 }

@@ -1,19 +1,18 @@
 //! [`Model::distinct`]: the distinct values of one field, typed by it.
 
 use std::collections::{BTreeSet, HashSet, VecDeque};
-use std::future::IntoFuture;
 use std::marker::PhantomData;
 
 use mongodb::bson::{Bson, Document as BsonDocument};
 use mongodb::ClientSession;
 use serde::de::DeserializeOwned;
 
-use crate::command_log::{Answer, Command};
-use crate::document::Document;
 use crate::error::{from_driver, DeserializeError, Error, Result};
 use crate::fields::{FieldPath, Prefix};
+use crate::model::Document;
 use crate::model::Model;
-use crate::save::BoxFuture;
+use crate::wire::command_log::{Answer, Command};
+use crate::wire::session::awaitable;
 
 /// A field of this type has distinct values of type `V`: the field's own
 /// type, or the element type of an array field (the server lists the
@@ -70,14 +69,6 @@ pub struct Distinct<'a, T: Document, V> {
     _value: PhantomData<fn() -> V>,
 }
 
-impl<'a, T: Document, V> Distinct<'a, T, V> {
-    /// Reads inside `session` (and its transaction, if one is open).
-    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
-        self.session = Some(session);
-        self
-    }
-}
-
 struct Values(Vec<Bson>);
 
 impl Answer for Values {
@@ -86,23 +77,25 @@ impl Answer for Values {
     }
 }
 
-impl<'a, T: Document, V: DeserializeOwned + 'a> IntoFuture for Distinct<'a, T, V> {
-    type Output = Result<Vec<V>>;
-    type IntoFuture = BoxFuture<'a, Result<Vec<V>>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move {
-            let name = self.model.name();
-            let log = Command::new(name, "distinct").filter(&self.filter);
-            let action = self.model.collection().distinct(self.path, self.filter);
-            let sent = async { crate::session::send(action, self.session).await.map(Values) };
-            let values = log.send(sent).await.map_err(|e| from_driver(e, name))?;
-            values
-                .0
-                .into_iter()
-                .map(|v| decode(v, name, self.path))
-                .collect()
-        })
+awaitable! {
+    impl['a, T: Document, V: DeserializeOwned + 'a] Distinct<'a, T, V> => Result<Vec<V>>;
+    /// Reads inside `session` (and its transaction, if one is open).
+    session;
+    into_future(self) async move {
+        let name = self.model.name();
+        let log = Command::new(name, "distinct").filter(&self.filter);
+        let action = self.model.collection().distinct(self.path, self.filter);
+        let sent = async {
+            crate::wire::session::send(action, self.session)
+                .await
+                .map(Values)
+        };
+        let values = log.send(sent).await.map_err(|e| from_driver(e, name))?;
+        values
+            .0
+            .into_iter()
+            .map(|v| decode(v, name, self.path))
+            .collect()
     }
 }
 

@@ -1,16 +1,14 @@
 //! [`Model::estimated_count`]: the collection's document count from its
 //! metadata.
 
-use std::future::IntoFuture;
-
 use mongodb::bson::doc;
 use mongodb::ClientSession;
 
-use crate::command_log::Command;
-use crate::document::Document;
 use crate::error::{from_driver, Error, Result};
+use crate::model::Document;
 use crate::model::Model;
-use crate::save::BoxFuture;
+use crate::wire::command_log::Command;
+use crate::wire::session::awaitable;
 
 impl<T: Document> Model<T> {
     /// About how many documents the collection holds, from its metadata
@@ -32,33 +30,25 @@ pub struct EstimatedCount<'a, T: Document> {
     session: Option<&'a mut ClientSession>,
 }
 
-impl<'a, T: Document> EstimatedCount<'a, T> {
+awaitable! {
+    impl['a, T: Document] EstimatedCount<'a, T> => Result<u64>;
     /// Counts inside `session` (not in a transaction: the server refuses
     /// `count` there).
-    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
-        self.session = Some(session);
-        self
-    }
-}
-
-impl<'a, T: Document> IntoFuture for EstimatedCount<'a, T> {
-    type Output = Result<u64>;
-    type IntoFuture = BoxFuture<'a, Result<u64>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move {
-            let name = self.model.name();
-            let log = Command::new(name, "count");
-            let db = self.model.database();
-            let action = db.run_command(doc! { "count": name });
-            let reply = log.send(crate::session::send(action, self.session)).await;
-            let reply = reply.map_err(|e| from_driver(e, name))?;
-            match reply.get("n").and_then(crate::codec::integer) {
-                Some(n) => Ok(u64::try_from(n).unwrap_or(0)),
-                None => Err(Error::Driver(mongodb::error::Error::custom(format!(
-                    "the count of `{name}` answered without a number `n`: {reply}"
-                )))),
-            }
-        })
+    session;
+    into_future(self) async move {
+        let name = self.model.name();
+        let log = Command::new(name, "count");
+        let db = self.model.database();
+        let action = db.run_command(doc! { "count": name });
+        let reply = log
+            .send(crate::wire::session::send(action, self.session))
+            .await;
+        let reply = reply.map_err(|e| from_driver(e, name))?;
+        match reply.get("n").and_then(crate::codec::integer) {
+            Some(n) => Ok(u64::try_from(n).unwrap_or(0)),
+            None => Err(Error::Driver(mongodb::error::Error::custom(format!(
+                "the count of `{name}` answered without a number `n`: {reply}"
+            )))),
+        }
     }
 }

@@ -1,16 +1,14 @@
 //! [`Model::exists`]: whether any document matches.
 
-use std::future::IntoFuture;
-
 use mongodb::bson::{doc, Document as BsonDocument};
 use mongodb::options::FindOneOptions;
 use mongodb::ClientSession;
 
-use crate::command_log::Command;
-use crate::document::Document;
 use crate::error::{from_driver, Result};
+use crate::model::Document;
 use crate::model::Model;
-use crate::save::BoxFuture;
+use crate::wire::command_log::Command;
+use crate::wire::session::awaitable;
 
 impl<T: Document> Model<T> {
     /// Whether any document matches `filter` (a `bson::Document` or a
@@ -33,31 +31,23 @@ pub struct Exists<'a, T: Document> {
     session: Option<&'a mut ClientSession>,
 }
 
-impl<'a, T: Document> Exists<'a, T> {
+awaitable! {
+    impl['a, T: Document] Exists<'a, T> => Result<bool>;
     /// Reads inside `session` (and its transaction, if one is open).
-    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
-        self.session = Some(session);
-        self
-    }
-}
-
-impl<'a, T: Document> IntoFuture for Exists<'a, T> {
-    type Output = Result<bool>;
-    type IntoFuture = BoxFuture<'a, Result<bool>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move {
-            let mut options = FindOneOptions::default();
-            options.projection = Some(doc! { "_id": 1 });
-            let log = Command::new(self.model.name(), "find").filter(&self.filter);
-            let action = self
-                .model
-                .collection()
-                .find_one(self.filter)
-                .with_options(options);
-            let found = log.send(crate::session::send(action, self.session)).await;
-            let found = found.map_err(|e| from_driver(e, self.model.name()))?;
-            Ok(found.is_some())
-        })
+    session;
+    into_future(self) async move {
+        let mut options = FindOneOptions::default();
+        options.projection = Some(doc! { "_id": 1 });
+        let log = Command::new(self.model.name(), "find").filter(&self.filter);
+        let action = self
+            .model
+            .collection()
+            .find_one(self.filter)
+            .with_options(options);
+        let found = log
+            .send(crate::wire::session::send(action, self.session))
+            .await;
+        let found = found.map_err(|e| from_driver(e, self.model.name()))?;
+        Ok(found.is_some())
     }
 }

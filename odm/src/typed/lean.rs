@@ -7,7 +7,6 @@
 //! smaller type, which has no [`Document`] impl of its own and so cannot
 //! be saved.
 
-use std::future::IntoFuture;
 use std::marker::PhantomData;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -21,11 +20,12 @@ use serde::de::DeserializeOwned;
 
 use super::Projection;
 use crate::codec;
-use crate::document::Document;
 use crate::error::{from_driver, Result};
-use crate::query::Find;
-use crate::save::BoxFuture;
-use crate::stream::Source;
+use crate::model::query::Find;
+use crate::model::stream::Source;
+use crate::model::Document;
+use crate::wire::session::awaitable;
+use crate::wire::session::BoxFuture;
 
 impl<'a, T: Document> Find<'a, T> {
     /// The matching documents as plain `T` values: decoded, not tracked
@@ -115,14 +115,9 @@ impl<'a, T: Document, V: DeserializeOwned + 'a> Lean<'a, T, V> {
     }
 }
 
-impl<'a, T: Document, V: DeserializeOwned + Send + 'a> IntoFuture for Lean<'a, T, V> {
-    type Output = Result<Vec<V>>;
-    type IntoFuture = BoxFuture<'a, Result<Vec<V>>>;
-
-    /// Every matching value; the first error ends it.
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move { self.stream().await?.try_collect().await })
-    }
+awaitable! {
+    impl['a, T: Document, V: DeserializeOwned + Send + 'a] Lean<'a, T, V> => Result<Vec<V>>;
+    into_future(self) async move { self.stream().await?.try_collect().await }
 }
 
 /// The values of a [`Lean`] read, one at a time, from [`Lean::stream`].

@@ -360,3 +360,23 @@ where
 pub fn nested<V: Validate + ?Sized>(value: &V, at: &Path, errors: &mut ValidationErrors) {
     value.validate_at(at, errors);
 }
+
+/// Runs `rules` on `value` read as the field type `F`, at the top-level
+/// field `name`; a value that is not an `F` fails with why. For the field
+/// rules of a set-based write's `$set` (generated code calls it).
+pub fn check_field<F, R>(
+    name: &str,
+    value: &mongodb::bson::Bson,
+    errors: &mut ValidationErrors,
+    rules: R,
+) where
+    F: serde::de::DeserializeOwned,
+    R: FnOnce(&F, &Path<'_>, &mut ValidationErrors),
+{
+    let at = Path::ROOT;
+    let at = at.field(name);
+    match crate::bson_release::from_bson::<F>(value.clone()) {
+        Ok(typed) => rules(&typed, &at, errors),
+        Err(e) => at.fail(errors, format!("does not fit the field's type: {e}")),
+    }
+}

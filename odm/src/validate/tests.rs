@@ -1,5 +1,6 @@
 use std::collections::{BTreeMap, HashMap};
 
+use super::builtin::*;
 use super::*;
 
 fn run(f: impl FnOnce(&Path, &mut ValidationErrors)) -> Vec<(String, String)> {

@@ -6,8 +6,8 @@ use mongodb::change_stream::event::{ChangeStreamEvent, OperationType, UpdateDesc
 
 use super::token::ResumeToken;
 use crate::codec;
-use crate::document::Document;
 use crate::error::{DeserializeError, Error, Result};
+use crate::model::Document;
 
 /// One event of a [`ChangeStream`](super::ChangeStream): an insert,
 /// update, replace or delete of one document of the model's collection
@@ -73,7 +73,7 @@ pub(crate) fn parse<T: Document>(
         })?;
     let (full_document, version) = match event.full_document {
         Some(stored) => {
-            let loaded = codec::load::<T>(stored, collection)?;
+            let loaded = codec::load::<T>(stored, collection, T::__odm_meta().versioning.key)?;
             (Some(loaded.value), loaded.version)
         }
         None => (None, None),

@@ -71,8 +71,6 @@ mod filter;
 mod stream;
 mod token;
 
-use std::fmt;
-use std::future::IntoFuture;
 use std::time::Duration;
 
 use mongodb::bson::raw::RawDocumentBuf;
@@ -85,11 +83,13 @@ pub use mongodb::options::FullDocumentType;
 pub use stream::ChangeStream;
 pub use token::ResumeToken;
 
-use crate::command_log::Command;
-use crate::document::Document;
+pub use crate::error::{WatchError, WatchErrorKind};
+
 use crate::error::{from_driver, Error, Result};
+use crate::model::Document;
 use crate::model::Model;
-use crate::save::BoxFuture;
+use crate::wire::command_log::Command;
+use crate::wire::session::awaitable;
 
 impl<T: Document> Model<T> {
     /// A change stream on this model's collection: `.await` it for a
@@ -209,99 +209,37 @@ impl<'a, T: Document> Watch<'a, T> {
     }
 }
 
-impl<'a, T: Document> IntoFuture for Watch<'a, T> {
-    type Output = Result<ChangeStream<T>>;
-    type IntoFuture = BoxFuture<'a, Result<ChangeStream<T>>>;
-
-    fn into_future(mut self) -> Self::IntoFuture {
-        Box::pin(async move {
-            let ns = self.model.collection().namespace().to_string();
-            if let Some((token, how)) = self.resume.take() {
-                let driver = match token.check(&ns) {
-                    Ok(driver) => driver.clone(),
-                    Err(found) => {
-                        let found = found.to_string();
-                        return Err(self.error(WatchErrorKind::ForeignToken { token: found }));
-                    }
-                };
-                match how {
-                    Resume::After => self.options.resume_after = Some(driver),
-                    Resume::StartAfter => self.options.start_after = Some(driver),
+awaitable! {
+    impl['a, T: Document] Watch<'a, T> => Result<ChangeStream<T>>;
+    into_future(self) async move {
+        let ns = self.model.collection().namespace().to_string();
+        if let Some((token, how)) = self.resume.take() {
+            let driver = match token.check(&ns) {
+                Ok(driver) => driver.clone(),
+                Err(found) => {
+                    let found = found.to_string();
+                    return Err(self.error(WatchErrorKind::ForeignToken { token: found }));
                 }
+            };
+            match how {
+                Resume::After => self.options.resume_after = Some(driver),
+                Resume::StartAfter => self.options.start_after = Some(driver),
             }
-            let stages = self.stages()?;
-            let name = self.model.name();
-            let log = Command::new(name, "aggregate").update(stages.as_slice());
-            let action = self
-                .model
-                .raw_collection()
-                .watch()
-                .pipeline(stages.clone())
-                .with_options(self.options);
-            let opened = log.send(action).await.map_err(|e| from_driver(e, name))?;
-            Ok(ChangeStream::new(
-                opened.with_type::<RawDocumentBuf>(),
-                ns,
-                name.to_string(),
-            ))
-        })
-    }
-}
-
-/// A change stream could not be opened as asked; nothing was sent.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct WatchError {
-    /// The namespace (`db.collection`) of the stream asked for.
-    pub namespace: String,
-    /// What was wrong.
-    pub kind: WatchErrorKind,
-}
-
-impl WatchError {
-    /// The namespace (`db.collection`) of the stream asked for.
-    pub fn namespace(&self) -> &str {
-        &self.namespace
-    }
-
-    /// What was wrong.
-    pub fn kind(&self) -> &WatchErrorKind {
-        &self.kind
-    }
-}
-
-/// Why a change stream was refused.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum WatchErrorKind {
-    /// The resume token came from another collection's stream.
-    ForeignToken {
-        /// The namespace the token came from.
-        token: String,
-    },
-    /// The filter cannot be applied to the events' documents.
-    Filter {
-        /// Which operator, and what to do instead.
-        message: String,
-    },
-}
-
-impl fmt::Display for WatchError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.kind {
-            WatchErrorKind::ForeignToken { token } => write!(
-                f,
-                "cannot resume a change stream on \"{}\" with a resume token from \"{token}\": \
-                 a token resumes only the stream of the collection it came from",
-                self.namespace
-            ),
-            WatchErrorKind::Filter { message } => write!(
-                f,
-                "cannot watch \"{}\" with this filter: {message}",
-                self.namespace
-            ),
         }
+        let stages = self.stages()?;
+        let name = self.model.name();
+        let log = Command::new(name, "aggregate").update(stages.as_slice());
+        let action = self
+            .model
+            .raw_collection()
+            .watch()
+            .pipeline(stages.clone())
+            .with_options(self.options);
+        let opened = log.send(action).await.map_err(|e| from_driver(e, name))?;
+        Ok(ChangeStream::new(
+            opened.with_type::<RawDocumentBuf>(),
+            ns,
+            name.to_string(),
+        ))
     }
 }
-
-impl std::error::Error for WatchError {}

@@ -9,9 +9,9 @@ use mongodb::change_stream::ChangeStream as DriverStream;
 
 use super::event::{parse, ChangeEvent};
 use super::token::ResumeToken;
-use crate::command_log::Answer;
-use crate::document::Document;
 use crate::error::{from_driver, Result};
+use crate::model::Document;
+use crate::wire::command_log::Answer;
 
 /// A `Stream` of the changes to a model's collection, from
 /// [`Model::watch`](crate::Model::watch): each item is one

@@ -1,0 +1,152 @@
+//! The version key of a stored document: read and checked at load, and
+//! never shown to the value's deserializer.
+//!
+//! The version is not a field of the model (it lives on the `Doc`), so a
+//! model with `#[serde(deny_unknown_fields)]` or a `#[serde(flatten)]`
+//! catch-all map must not see it: both decoders leave the top-level key
+//! out (`rawde` skips it, the `bson` fallback reads a copy without it).
+
+use std::borrow::Cow;
+
+use mongodb::bson::raw::{RawBsonRef, RawDocument, RawDocumentBuf};
+
+/// The stored field holding the largest token that fenced writes (see
+/// `wire::fence`) wrote the document with; hidden from the value like the
+/// version key.
+pub(crate) const FENCE: &str = "__fence";
+
+/// The largest double read as a version: above it not every integer is a
+/// double, and the value could not be incremented exactly.
+pub(crate) const MAX_EXACT_DOUBLE: f64 = 9_007_199_254_740_992.0;
+
+/// The stored version under `key`: `None` when there is no key or no such
+/// field. A stored version must be a non-negative integer: an Int32 or
+/// Int64 `>= 0`, or a finite integral double `>= 0` (`3.0`, as other
+/// drivers may store it). Anything else is refused with a message saying
+/// what was found, since no save could match or increment it.
+pub(crate) fn read(raw: &RawDocument, key: Option<&str>) -> Result<Option<i64>, String> {
+    let Some(key) = key else {
+        return Ok(None);
+    };
+    let found = match raw.get(key) {
+        Ok(Some(found)) => found,
+        Ok(None) => return Ok(None),
+        Err(e) => return Err(format!("the version key cannot be read: {e}")),
+    };
+    match found {
+        RawBsonRef::Int32(v) if v >= 0 => Ok(Some(v.into())),
+        RawBsonRef::Int64(v) if v >= 0 => Ok(Some(v)),
+        RawBsonRef::Double(v) if v.is_finite() && v.fract() == 0.0 && (0.0..=MAX_EXACT_DOUBLE).contains(&v) => {
+            Ok(Some(v as i64))
+        }
+        other => Err(format!(
+            "the version key holds {}; expected a non-negative integer (Int32, Int64, or an integral double)",
+            describe(other)
+        )),
+    }
+}
+
+/// What a refused version value is, for the error message.
+fn describe(value: RawBsonRef<'_>) -> String {
+    match value {
+        RawBsonRef::Int32(v) => format!("the negative Int32 {v}"),
+        RawBsonRef::Int64(v) => format!("the negative Int64 {v}"),
+        RawBsonRef::Double(v) => format!("the double {v:?}"),
+        RawBsonRef::String(s) => format!("the string {s:?}"),
+        RawBsonRef::Boolean(b) => format!("the boolean {b}"),
+        RawBsonRef::Null => "null".to_string(),
+        other => format!("a value of type {:?}", other.element_type()),
+    }
+}
+
+/// `raw` without its top-level elements under `key` or under the fence
+/// key (`__fence`, written by fenced writes): what the value's
+/// deserializer sees. Borrowed when there is nothing to leave out (or the
+/// document is malformed: decoding it then fails anyway).
+pub(crate) fn hidden<'a>(raw: &'a RawDocument, key: Option<&str>) -> Cow<'a, RawDocument> {
+    let fence = FENCE;
+    let present = |k: &str| matches!(raw.get(k), Ok(Some(_)));
+    if !present(fence) && !key.is_some_and(present) {
+        return Cow::Borrowed(raw);
+    }
+    let mut out = RawDocumentBuf::new();
+    for element in raw {
+        match element.map(|(k, v)| (crate::bson_release::key_str(k), v)) {
+            Ok((k, _)) if k == fence || Some(k) == key => {}
+            Ok((k, v)) => crate::bson_release::append_ref(&mut out, k, v),
+            Err(_) => return Cow::Borrowed(raw),
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use mongodb::bson::rawdoc;
+
+    use super::*;
+
+    #[test]
+    fn accepts_non_negative_integers() {
+        for (doc, expected) in [
+            (rawdoc! { "__v": 0 }, Some(0)),
+            (rawdoc! { "__v": 7_i64 }, Some(7)),
+            (rawdoc! { "__v": 3.0 }, Some(3)),
+            (rawdoc! { "__v": -0.0 }, Some(0)),
+            (rawdoc! { "x": 1 }, None),
+        ] {
+            assert_eq!(read(&doc, Some("__v")), Ok(expected), "{doc:?}");
+        }
+        assert_eq!(read(&rawdoc! { "__v": "x" }, None), Ok(None));
+    }
+
+    #[test]
+    fn refuses_everything_else_saying_what_it_found() {
+        for (doc, found) in [
+            (rawdoc! { "__v": "3" }, "the string \"3\""),
+            (rawdoc! { "__v": 2.5 }, "the double 2.5"),
+            (rawdoc! { "__v": -1 }, "the negative Int32 -1"),
+            (rawdoc! { "__v": -1_i64 }, "the negative Int64 -1"),
+            (rawdoc! { "__v": -3.0 }, "the double -3.0"),
+            (rawdoc! { "__v": f64::NAN }, "the double NaN"),
+            (rawdoc! { "__v": f64::INFINITY }, "the double inf"),
+            (rawdoc! { "__v": 1e300 }, "the double 1e300"),
+            (rawdoc! { "__v": null }, "null"),
+            (rawdoc! { "__v": true }, "the boolean true"),
+            (
+                rawdoc! { "__v": { "n": 1 } },
+                "a value of type EmbeddedDocument",
+            ),
+        ] {
+            let message = read(&doc, Some("__v")).unwrap_err();
+            assert_eq!(
+                message,
+                format!("the version key holds {found}; expected a non-negative integer (Int32, Int64, or an integral double)")
+            );
+        }
+    }
+
+    #[test]
+    fn hides_only_the_top_level_key() {
+        let doc = rawdoc! { "_id": 1, "__v": 2, "sub": { "__v": 5 }, "z": "z" };
+        assert_eq!(
+            &*hidden(&doc, Some("__v")),
+            &*rawdoc! { "_id": 1, "sub": { "__v": 5 }, "z": "z" }
+        );
+        assert!(matches!(hidden(&doc, Some("rev")), Cow::Borrowed(_)));
+        assert!(matches!(hidden(&doc, None), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn hides_the_fence_too() {
+        let doc = rawdoc! { "_id": 1, "__fence": 7_i64, "__v": 2, "sub": { "__fence": 1 } };
+        assert_eq!(
+            &*hidden(&doc, Some("__v")),
+            &*rawdoc! { "_id": 1, "sub": { "__fence": 1 } }
+        );
+        assert_eq!(
+            &*hidden(&doc, None),
+            &*rawdoc! { "_id": 1, "__v": 2, "sub": { "__fence": 1 } }
+        );
+    }
+}

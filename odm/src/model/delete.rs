@@ -1,0 +1,73 @@
+//! `doc.delete()`: remove the stored document, with its hooks.
+
+use mongodb::ClientSession;
+
+use crate::error::{from_driver, Result};
+use crate::model::doc::Doc;
+use crate::model::hooks::{self, HookContext};
+use crate::model::Document;
+use crate::plan::request;
+use crate::wire::command_log::Command;
+use crate::wire::session::awaitable;
+use crate::wire::session::send;
+
+/// A pending [`Doc::delete`]; `.await` it, optionally after
+/// [`session`](Delete::session).
+#[must_use = "nothing is deleted until it is awaited"]
+pub struct Delete<'a, T: Document> {
+    doc: &'a mut Doc<T>,
+    session: Option<&'a mut ClientSession>,
+}
+
+impl<T: Document> Doc<T> {
+    /// Deletes the stored document, matched by its `_id` (and shard key).
+    /// With `#[odm(hooks)]`, `before_delete` runs first (its error refuses
+    /// the delete) and `after_delete` after it landed. Afterwards a save
+    /// returns [`Error::NotFound`](crate::Error::NotFound) without writing.
+    /// [`Error::NotFound`](crate::Error::NotFound) too for a new document
+    /// or one already gone.
+    pub fn delete(&mut self) -> Delete<'_, T> {
+        Delete {
+            doc: self,
+            session: None,
+        }
+    }
+}
+
+awaitable! {
+    impl['a, T: Document] Delete<'a, T> => Result<()>;
+    /// Deletes inside `session` (and its transaction, if one is open).
+    session;
+    into_future(self) async move {
+        let (doc, mut session) = (self.doc, self.session);
+        let Some(target) = doc.target() else {
+            return Err(request::not_found(
+                doc.model().name(),
+                mongodb::bson::Document::new(),
+            ));
+        };
+        let hooked = T::__odm_meta().hooks;
+        if hooked {
+            let mut ctx = HookContext::new(session, false, doc.model().database());
+            let done = doc.__odm_before_delete(&mut ctx).await;
+            session = ctx.into_session();
+            done.map_err(|e| hooks::named("before_delete", e))?;
+        }
+        let log = Command::new(doc.model().name(), "delete").filter(&target);
+        let action = doc.model().collection().delete_one(target.clone());
+        let result = log
+            .send(send(action, session.as_deref_mut()))
+            .await
+            .map_err(|e| from_driver(e, doc.model().name()))?;
+        if result.deleted_count == 0 {
+            return Err(request::not_found(doc.model().name(), target));
+        }
+        doc.mark_deleted();
+        if hooked {
+            let mut ctx = HookContext::new(session, false, doc.model().database());
+            let done = doc.__odm_after_delete(&mut ctx).await;
+            done.map_err(|e| hooks::named("after_delete", e))?;
+        }
+        Ok(())
+    }
+}

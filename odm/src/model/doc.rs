@@ -1,0 +1,309 @@
+//! `Doc<T>`: a value with the snapshot it was loaded as, so a save sends
+//! only what changed.
+
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+
+use mongodb::bson::raw::RawDocumentBuf;
+use mongodb::bson::{Bson, Document as BsonDocument};
+
+use crate::codec::{self, Loaded};
+use crate::error::Result;
+use crate::model::Document;
+use crate::model::Model;
+use crate::plan::diff::{self, Missing};
+use crate::plan::request::{self, shard, Plan};
+use crate::plan::tracked::Tracked;
+use crate::plan::versioning;
+
+/// A tracked document.
+///
+/// It derefs to `T`: change the fields, then [`save`](Doc::save). The
+/// first save of a document made with [`Model::new_doc`] inserts it; later
+/// saves send one `updateOne` with only what changed (see
+/// [`changes`](Doc::changes)).
+///
+/// A loaded document takes its snapshot (the value serialized, what the
+/// next save compares with) at the first mutable access, so a document
+/// that is only read costs only its decoding (it keeps the stored bytes
+/// until then, to tell which fields the store lacks). Consequently a change made
+/// without `&mut` (through a `Cell`, `RefCell` or `Mutex` inside the model)
+/// before that first access is not seen as a change.
+pub struct Doc<T: Document> {
+    value: T,
+    /// What the value is compared with.
+    tracked: Tracked,
+    /// The shard key as stored (`{}` without `shard_key`).
+    shard: BsonDocument,
+    version: Option<i64>,
+    increment: bool,
+    /// A write of this document failed in a way that may have applied it
+    /// (see [`may_have_applied`](crate::error::may_have_applied)): until a
+    /// save or reload settles it, a save that bumps the version also
+    /// checks it, so a change that landed is not applied twice.
+    pub(crate) in_doubt: bool,
+    deleted: bool,
+    model: Model<T>,
+}
+
+impl<T: Document> Doc<T> {
+    pub(crate) fn new(model: Model<T>, value: T) -> Self {
+        Doc {
+            value,
+            tracked: Tracked::New,
+            shard: BsonDocument::new(),
+            version: None,
+            increment: false,
+            in_doubt: false,
+            deleted: false,
+            model,
+        }
+    }
+
+    pub(crate) fn loaded(model: Model<T>, loaded: Loaded<T>) -> Result<Self> {
+        let mut doc = Doc::new(model, loaded.value);
+        doc.track(loaded.id, loaded.stored, loaded.version)?;
+        Ok(doc)
+    }
+
+    /// Tracks `stored` (just read) as the state the value is compared with.
+    fn track(&mut self, id: Bson, stored: RawDocumentBuf, version: Option<i64>) -> Result<()> {
+        self.shard = shard::values(T::__odm_meta().shard_key, &stored)?;
+        self.tracked = Tracked::Clean { id, stored };
+        self.version = version;
+        self.increment = false;
+        self.in_doubt = false;
+        Ok(())
+    }
+
+    /// Replaces value and tracked state with a fresh read (a reload).
+    pub(crate) fn replace(&mut self, loaded: Loaded<T>) -> Result<()> {
+        self.track(loaded.id, loaded.stored, loaded.version)?;
+        self.value = loaded.value;
+        Ok(())
+    }
+
+    /// The model this document belongs to.
+    pub fn model(&self) -> &Model<T> {
+        &self.model
+    }
+
+    /// `true` until the document has been inserted.
+    pub fn is_new(&self) -> bool {
+        matches!(self.tracked, Tracked::New)
+    }
+
+    /// The version as loaded or last saved; `None` for a new document, with
+    /// `versioning = false`, or for a stored document that has no version.
+    pub fn version(&self) -> Option<i64> {
+        self.version
+    }
+
+    /// Forces a version check and bump on the next save, even when nothing
+    /// else changed (Mongoose's `increment()`).
+    pub fn increment(&mut self) -> &mut Self {
+        self.increment = true;
+        self
+    }
+
+    /// The `_id` as stored (for a new document: as it will be inserted).
+    pub fn id(&self) -> Result<Bson> {
+        match self.tracked.id() {
+            Some(id) => Ok(id.clone()),
+            None => codec::read_id(&codec::to_raw(&self.value)?),
+        }
+    }
+
+    /// The stored `_id`; `None` for a new document.
+    pub(crate) fn stored_id(&self) -> Option<&Bson> {
+        self.tracked.id()
+    }
+
+    /// The `(filter, update)` the next save would send as an `updateOne`;
+    /// `None` when it would send nothing: nothing changed, the document is
+    /// new (its save is an insert), or the value cannot be saved (it does
+    /// not serialize to BSON, e.g. a `u64` above `i64::MAX` or a map with
+    /// non-string keys, or it holds a top-level key that is not a field
+    /// path): then the save fails with [`Error::Serialize`](crate::Error::Serialize) and sends
+    /// nothing. [`try_changes`](Doc::try_changes) tells that case apart.
+    /// With `#[odm(hooks)]` it shows the save before `before_save` runs:
+    /// what the hook changes is not in it.
+    pub fn changes(&self) -> Option<(BsonDocument, BsonDocument)> {
+        self.try_changes().ok().flatten()
+    }
+
+    /// [`changes`](Doc::changes), with the error the save would return
+    /// when the value cannot be saved.
+    pub fn try_changes(&self) -> Result<Option<(BsonDocument, BsonDocument)>> {
+        let Some(target) = self.target() else {
+            return Ok(None);
+        };
+        let plan = self.plan()?;
+        if plan.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(request::request::<T>(target, self.version, &plan)))
+    }
+
+    /// The dotted BSON paths changed since the document was loaded or last
+    /// saved: the keys the next update writes (`tags` for a push to or pull
+    /// from `tags`, `comments.1.text` for an in-place change). Like
+    /// [`changes`](Doc::changes), empty when the value cannot be saved
+    /// (the save then fails with [`Error::Serialize`](crate::Error::Serialize) and writes nothing).
+    pub fn modified_paths(&self) -> Vec<String> {
+        match self.plan() {
+            Ok(plan) => versioning::modified_paths(&plan.changes),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// The value, untracked.
+    pub fn into_inner(self) -> T {
+        self.value
+    }
+
+    /// What the next save would do.
+    pub(crate) fn plan(&self) -> Result<Plan> {
+        request::plan(&self.value, &self.tracked, self.increment, self.in_doubt)
+    }
+
+    /// `{_id, shard key}` of the stored document; `None` for a new one.
+    pub(crate) fn target(&self) -> Option<BsonDocument> {
+        Some(request::target(self.tracked.id()?, &self.shard))
+    }
+
+    /// The shard key as stored.
+    pub(crate) fn shard(&self) -> &BsonDocument {
+        &self.shard
+    }
+
+    pub(crate) fn is_deleted(&self) -> bool {
+        self.deleted
+    }
+
+    pub(crate) fn mark_deleted(&mut self) {
+        self.deleted = true;
+    }
+
+    /// Moves the snapshot forward after a successful write.
+    pub(crate) fn commit(&mut self, id: Bson, plan: Plan, inserted: bool) {
+        let meta = T::__odm_meta();
+        let key = meta.versioning.key;
+        if inserted {
+            // The value as written holds every shard key field it stores.
+            self.shard = shard::values(meta.shard_key, &plan.current).unwrap_or_default();
+            self.version = key.map(|_| 0);
+        } else if plan.effect.bump && key.is_some() {
+            self.version = Some(self.version.unwrap_or(0) + 1);
+        }
+        let (mut missing, base) = match std::mem::replace(&mut self.tracked, Tracked::New) {
+            Tracked::Snapshot {
+                missing,
+                base,
+                snapshot,
+                ..
+            } => {
+                // A key the update adds to a sub-document lands at its end
+                // on the server, wherever the value serializes it: the
+                // stored form then differs from the new snapshot.
+                let base = base.or_else(|| {
+                    crate::plan::guard::rewrite::adds_keys(&snapshot, &plan.changes)
+                        .then_some(snapshot)
+                });
+                (missing, base)
+            }
+            _ => (Missing::new(), None),
+        };
+        diff::settle_missing(&mut missing, &plan.changes);
+        let snapshot = match plan.stamp {
+            Some(stamp) => {
+                stamp.apply(&mut self.value);
+                codec::to_raw(&self.value).unwrap_or(plan.current)
+            }
+            None => plan.current,
+        };
+        let base = base
+            .and_then(|base| crate::plan::guard::rewrite::advance(&base, &plan.changes, &snapshot));
+        self.tracked = Tracked::Snapshot {
+            id,
+            snapshot,
+            missing,
+            base,
+        };
+        self.increment = false;
+        self.in_doubt = false;
+    }
+
+    /// A copy with the same value and tracking state (for rolling back a
+    /// transaction).
+    pub(crate) fn duplicate(&self) -> Self
+    where
+        T: Clone,
+    {
+        Doc {
+            value: self.value.clone(),
+            tracked: self.tracked.clone(),
+            shard: self.shard.clone(),
+            version: self.version,
+            increment: self.increment,
+            in_doubt: self.in_doubt,
+            deleted: self.deleted,
+            model: self.model.clone(),
+        }
+    }
+}
+
+impl<T: Document> Deref for Doc<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<T: Document> DerefMut for Doc<T> {
+    /// Before the first change of a loaded or saved value, takes its
+    /// snapshot: what the next save compares with.
+    fn deref_mut(&mut self) -> &mut T {
+        if let Tracked::Clean { id, stored } = &self.tracked {
+            let id = id.clone();
+            let snapshot = codec::to_raw_sized(&self.value, stored.as_bytes().len())
+                .and_then(|snapshot| Ok((diff::missing_paths(stored, &snapshot)?, snapshot)));
+            let key = T::__odm_meta().versioning.key;
+            self.tracked = match snapshot {
+                Ok((missing, snapshot)) => Tracked::Snapshot {
+                    id,
+                    base: base_of(stored, key, &snapshot),
+                    snapshot,
+                    missing,
+                },
+                Err(e) => Tracked::Unserializable {
+                    id,
+                    error: e.to_string(),
+                },
+            };
+        }
+        &mut self.value
+    }
+}
+
+/// The stored document as the rewrite guard compares with it: `stored`
+/// without the version key and the fence, or `None` when that is exactly
+/// `snapshot` (the common case, which costs no copy).
+fn base_of(
+    stored: &RawDocumentBuf,
+    key: Option<&str>,
+    snapshot: &RawDocumentBuf,
+) -> Option<RawDocumentBuf> {
+    let seen = crate::codec::version_key::hidden(stored, key);
+    (seen.as_bytes() != snapshot.as_bytes()).then(|| seen.into_owned())
+}
+
+impl<T: Document + fmt::Debug> fmt::Debug for Doc<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Doc")
+            .field("value", &self.value)
+            .field("version", &self.version)
+            .field("is_new", &self.is_new())
+            .finish()
+    }
+}

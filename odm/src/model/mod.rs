@@ -1,0 +1,124 @@
+//! `Model<T>`: the handle to one model's collection.
+
+pub(crate) mod collections;
+pub(crate) mod delete;
+pub(crate) mod doc;
+mod document;
+pub mod hooks;
+pub(crate) mod insert_id;
+pub(crate) mod query;
+pub(crate) mod read_options;
+pub(crate) mod reload;
+pub(crate) mod save;
+pub(crate) mod stream;
+
+pub use document::Document;
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use mongodb::bson::raw::RawDocumentBuf;
+use mongodb::bson::Document as BsonDocument;
+use mongodb::options::CollectionOptions;
+use mongodb::{ClientSession, Collection, Database};
+
+use crate::codec;
+use crate::error::{from_driver, Result};
+use crate::model::doc::Doc;
+use crate::wire::command_log::Command;
+use crate::wire::session::send;
+
+/// The handle to the collection of model `T`. Cheap to clone; `Send + Sync`.
+pub struct Model<T> {
+    docs: Collection<BsonDocument>,
+    raw: Collection<RawDocumentBuf>,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Model<T> {
+    fn clone(&self) -> Self {
+        Model {
+            docs: self.docs.clone(),
+            raw: self.raw.clone(),
+            _type: PhantomData,
+        }
+    }
+}
+
+impl<T> fmt::Debug for Model<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Model")
+            .field("namespace", &self.docs.namespace().to_string())
+            .finish()
+    }
+}
+
+impl<T: Document> Model<T> {
+    /// The handle to `T`'s collection in `db`.
+    pub fn new(db: &Database) -> Self {
+        let name = T::__odm_meta().collection;
+        Model {
+            docs: db.collection(name),
+            raw: db.collection(name),
+            _type: PhantomData,
+        }
+    }
+
+    /// The handle to `T` on the collection `name` of `db`, with `options`
+    /// (see [`Model::with_collection`] and [`Model::with_options`]).
+    pub(crate) fn on(db: &Database, name: &str, options: CollectionOptions) -> Self {
+        Model {
+            docs: db.collection_with_options(name, options.clone()),
+            raw: db.collection_with_options(name, options),
+            _type: PhantomData,
+        }
+    }
+
+    /// The collection name.
+    pub fn name(&self) -> &str {
+        self.docs.name()
+    }
+
+    /// The underlying collection: an escape hatch that bypasses tracking,
+    /// versioning and validation.
+    pub fn collection(&self) -> &Collection<BsonDocument> {
+        &self.docs
+    }
+
+    /// The database the collection is in.
+    pub fn database(&self) -> Database {
+        let namespace = self.docs.namespace();
+        self.docs.client().database(&namespace.db)
+    }
+
+    pub(crate) fn raw_collection(&self) -> &Collection<RawDocumentBuf> {
+        &self.raw
+    }
+
+    /// An unsaved document; its first `save()` inserts it.
+    pub fn new_doc(&self, value: T) -> Doc<T> {
+        Doc::new(self.clone(), value)
+    }
+
+    /// Tracks a document read by other means (e.g. through
+    /// [`collection`](Model::collection) or an aggregation).
+    pub fn hydrate(&self, raw: &RawDocumentBuf) -> Result<Doc<T>> {
+        self.track(raw.clone())
+    }
+
+    /// [`hydrate`](Model::hydrate), keeping the bytes it is given.
+    pub(crate) fn track(&self, raw: RawDocumentBuf) -> Result<Doc<T>> {
+        let loaded = codec::load::<T>(raw, self.name(), T::__odm_meta().versioning.key)?;
+        Doc::loaded(self.clone(), loaded)
+    }
+
+    pub(crate) async fn find_raw(
+        &self,
+        filter: BsonDocument,
+        session: Option<&mut ClientSession>,
+    ) -> Result<Option<RawDocumentBuf>> {
+        let log = Command::new(self.name(), "find").filter(&filter);
+        let found = log.send(send(self.raw.find_one(filter), session)).await;
+        found.map_err(|e| from_driver(e, self.name()))
+    }
+}

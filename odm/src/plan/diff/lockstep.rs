@@ -1,0 +1,165 @@
+//! The usual diff of a document: both serializations hold the same keys in
+//! the same order (a struct, a map whose keys did not change), so element
+//! `i` of one is compared with element `i` of the other, walking both once
+//! and allocating nothing. Anything else takes the general path of
+//! [`diff_document`](super::diff_document), whose result this equals.
+
+use super::{diff_value, is_awkward, join, whole, Change};
+use crate::codec::scan::{Elem, Walk};
+use crate::error::Error;
+
+/// The most keys a document walked in step may have: the keys are checked
+/// to be distinct pairwise, and larger documents are looked up through the
+/// general path's hash table anyway.
+const MAX_KEYS: usize = 32;
+
+/// The changes from `old` to `new`, pushed to `out` exactly as
+/// `diff_document` pushes them, when both documents hold the same
+/// distinct keys in the same order; `Ok(false)`, having pushed nothing,
+/// otherwise (the caller then takes the general path, which also reports
+/// malformed bytes).
+///
+/// With distinct keys, the general path's lookup of element `i`'s key in
+/// `old` finds element `i`, and no element of `old` is left over to unset,
+/// so it makes the same calls in the same order as this walk.
+pub(super) fn diff_in_step(
+    old: &[u8],
+    new: &[u8],
+    prefix: &str,
+    positional: bool,
+    out: &mut Vec<Change>,
+) -> Result<bool, Error> {
+    let Some((changed, pairs)) = changed_pairs(old, new) else {
+        return Ok(false);
+    };
+    let start = out.len();
+    let mut each = |a: Elem<'_>, b: Elem<'_>| -> Result<bool, Error> {
+        if is_awkward(b.key) {
+            whole(new, b.key, prefix, positional, start, out)?;
+            return Ok(false);
+        }
+        let path = join(prefix, b.key_str()?);
+        diff_value(&a, &b, path, positional, out)?;
+        Ok(true)
+    };
+    if changed <= FEW {
+        for (a, b) in pairs.into_iter().take(changed) {
+            if !each(a, b)? {
+                break;
+            }
+        }
+    } else {
+        // More than were kept: walk again.
+        let (mut before, mut after) = (Walk::new(old)?, Walk::new(new)?);
+        while let (Some(a), Some(b)) = (before.next_elem()?, after.next_elem()?) {
+            if !a.same(&b) && !each(a, b)? {
+                break;
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// How many differing pairs are kept from the first walk.
+const FEW: usize = 4;
+
+const NONE: Elem<'static> = Elem {
+    tag: 0,
+    key: b"",
+    value: b"",
+};
+
+/// How many pairs of elements differ, and the first [`FEW`] of them in
+/// order, when both documents are well formed
+/// and hold the same at most [`MAX_KEYS`] keys, distinct, in the same
+/// order; `None` otherwise.
+type Pairs<'a> = [(Elem<'a>, Elem<'a>); FEW];
+
+fn changed_pairs<'a>(old: &'a [u8], new: &'a [u8]) -> Option<(usize, Pairs<'a>)> {
+    let (Ok(mut before), Ok(mut after)) = (Walk::new(old), Walk::new(new)) else {
+        return None;
+    };
+    let mut keys: [&[u8]; MAX_KEYS] = [&[]; MAX_KEYS];
+    let mut n = 0;
+    let mut pairs = [(NONE, NONE); FEW];
+    let mut changed = 0;
+    // One bit per key, from its length and ends: keys whose bits differ
+    // are different, so only a shared bit calls for comparing them all.
+    let (mut bits, mut shared) = (0u64, false);
+    loop {
+        match (before.next_elem(), after.next_elem()) {
+            (Ok(None), Ok(None)) => break,
+            (Ok(Some(a)), Ok(Some(b))) if a.key == b.key && n < MAX_KEYS => {
+                keys[n] = a.key;
+                n += 1;
+                let bit = key_bit(a.key);
+                shared |= bits & bit != 0;
+                bits |= bit;
+                if !a.same(&b) {
+                    if let Some(slot) = pairs.get_mut(changed) {
+                        *slot = (a, b);
+                    }
+                    changed += 1;
+                }
+            }
+            _ => return None,
+        }
+    }
+    if shared && !distinct(&keys[..n]) {
+        return None;
+    }
+    Some((changed, pairs))
+}
+
+/// A bit that equal keys share.
+fn key_bit(key: &[u8]) -> u64 {
+    let first = key.first().map_or(0, |&b| usize::from(b));
+    let last = key.last().map_or(0, |&b| usize::from(b));
+    1 << ((key.len() ^ first.wrapping_mul(5) ^ last.wrapping_mul(17)) & 63)
+}
+
+/// No two keys are equal.
+fn distinct(keys: &[&[u8]]) -> bool {
+    keys.iter()
+        .enumerate()
+        .all(|(i, key)| keys[..i].iter().all(|other| other != key))
+}
+
+#[cfg(test)]
+mod tests {
+    use mongodb::bson::rawdoc;
+
+    use super::*;
+
+    fn bytes(doc: &mongodb::bson::RawDocumentBuf) -> Vec<u8> {
+        doc.as_bytes().to_vec()
+    }
+
+    #[test]
+    fn same_keys_in_order_walk_in_step() {
+        let a = bytes(&rawdoc! { "a": 1, "b": "x" });
+        let b = bytes(&rawdoc! { "a": 2, "b": "x" });
+        assert!(changed_pairs(&a, &b).is_some());
+    }
+
+    #[test]
+    fn other_orders_counts_and_duplicates_take_the_general_path() {
+        let ab = bytes(&rawdoc! { "a": 1, "b": 2 });
+        let ba = bytes(&rawdoc! { "b": 2, "a": 1 });
+        let a = bytes(&rawdoc! { "a": 1 });
+        assert!(changed_pairs(&ab, &ba).is_none());
+        assert!(changed_pairs(&ab, &a).is_none());
+        assert!(changed_pairs(&a, &ab).is_none());
+        // Two "a" keys: the general path compares both with the first.
+        let mut dup = mongodb::bson::RawDocumentBuf::new();
+        crate::bson_release::append(&mut dup, "a", 1);
+        crate::bson_release::append(&mut dup, "a", 2);
+        assert!(changed_pairs(dup.as_bytes(), dup.as_bytes()).is_none());
+        let mut many = mongodb::bson::RawDocumentBuf::new();
+        for i in 0..=MAX_KEYS {
+            crate::bson_release::append(&mut many, &format!("k{i}"), 1);
+        }
+        assert!(changed_pairs(many.as_bytes(), many.as_bytes()).is_none());
+        assert!(changed_pairs(&ab[..ab.len() - 1], &ab).is_none());
+    }
+}

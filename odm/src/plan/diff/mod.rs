@@ -1,0 +1,257 @@
+//! What changed between two serializations of a document.
+//!
+//! The diff runs over raw BSON: a field whose bytes are unchanged is skipped
+//! with one comparison, so an untouched 2,000-element array costs a memcmp.
+//! Only changed values are converted to owned [`Bson`].
+
+mod array;
+mod eq;
+mod lockstep;
+mod missing;
+
+use mongodb::bson::raw::RawDocument;
+use mongodb::bson::Bson;
+
+pub(crate) use crate::codec::scan::raw_error;
+use crate::codec::scan::{elements, Elem, Keys};
+pub(crate) use missing::{fill_missing, lookup, missing_paths, settle_missing, Missing};
+
+use crate::error::Error;
+
+/// The update operator a change is sent with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Op {
+    /// `$set: {path: value}`.
+    Set,
+    /// `$unset: {path: ""}`.
+    Unset,
+    /// `$push: {path: {$each: value}}`; `value` is the appended elements.
+    Push,
+    /// `$pullAll: {path: value}`; `value` is the removed primitives.
+    PullAll,
+    /// `$pull: {path: {_id: {$in: value}}}`; `value` is the removed `_id`s.
+    PullIds,
+    /// `$set: {path: value}` of a whole value in place of the changes
+    /// under it: a map holding a key that cannot be a path, or a field the
+    /// stored document lacks (filled in by `#[serde(default)]`). Checked and
+    /// bumped, since it rewrites what other copies may have changed or be
+    /// filling in too.
+    Whole,
+}
+
+/// One change, as one entry of one update operator.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Change {
+    pub op: Op,
+    /// Dotted BSON path.
+    pub path: String,
+    pub value: Bson,
+    /// The path goes through an array element (`comments.3.text`).
+    pub positional: bool,
+    /// For [`Op::PullAll`]: how many elements equal to each removed value
+    /// the copy loaded (the removal guard); empty otherwise.
+    pub counts: Vec<i64>,
+    /// A `$set` or `$unset` that removes a document or an array (sets it
+    /// to null or a scalar, or unsets it): other copies may be writing
+    /// under it, so it bumps the version.
+    pub drops: bool,
+}
+
+impl Change {
+    pub fn new(op: Op, path: String, value: Bson, positional: bool) -> Change {
+        Change {
+            op,
+            path,
+            value,
+            positional,
+            counts: Vec::new(),
+            drops: false,
+        }
+    }
+
+    /// `self`, marked as removing a document or an array when `before` is
+    /// one and `after` (`None`: unset) is none.
+    fn dropping(mut self, before: &Elem<'_>, after: Option<&Elem<'_>>) -> Change {
+        let container = |e: &Elem<'_>| e.is_document() || e.is_array();
+        self.drops = container(before) && !after.is_some_and(container);
+        self
+    }
+
+    /// The top-level field this change touches.
+    pub fn field(&self) -> &str {
+        self.path.split('.').next().unwrap_or("")
+    }
+}
+
+fn join(prefix: &str, key: &str) -> String {
+    if prefix.is_empty() {
+        key.to_string()
+    } else {
+        let mut s = String::with_capacity(prefix.len() + 1 + key.len());
+        s.push_str(prefix);
+        s.push('.');
+        s.push_str(key);
+        s
+    }
+}
+
+/// The changes that turn `old` into `new`, in the field order of `new`
+/// (sets), then of `old` (unsets).
+pub(crate) fn diff(old: &RawDocument, new: &RawDocument) -> Result<Vec<Change>, Error> {
+    let mut out = Vec::new();
+    if old.as_bytes() != new.as_bytes() {
+        diff_document(old.as_bytes(), new.as_bytes(), "", false, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// A key that an update path cannot name: it would be read as a path
+/// (`a.b`), an operator (`$x`) or nothing (``).
+fn is_awkward(key: &[u8]) -> bool {
+    key.is_empty() || key[0] == b'$' || key.contains(&b'.')
+}
+
+/// Diffs two documents given as their bytes.
+///
+/// A key that cannot be part of an update path never becomes one: when a
+/// changed, added or removed key is such a key, the whole document at
+/// `prefix` is set instead ([`Op::Whole`]; at the top level, where that is
+/// impossible, the save fails before anything is sent).
+pub(crate) fn diff_document(
+    old: &[u8],
+    new: &[u8],
+    prefix: &str,
+    positional: bool,
+    out: &mut Vec<Change>,
+) -> Result<(), Error> {
+    if lockstep::diff_in_step(old, new, prefix, positional, out)? {
+        return Ok(());
+    }
+    // Each document is walked once; lookups then compare keys only. A key
+    // resolves to its first occurrence, as `RawDocument::get` does.
+    let before = elements(old)?;
+    let after = elements(new)?;
+    let old_keys = Keys::new(&before);
+    let start = out.len();
+    let mut found = vec![false; before.len()];
+    for value in &after {
+        let previous = old_keys.first(value.key);
+        if let Some(i) = previous {
+            found[i] = true;
+            if before[i].same(value) {
+                continue;
+            }
+        }
+        if is_awkward(value.key) {
+            return whole(new, value.key, prefix, positional, start, out);
+        }
+        let path = join(prefix, value.key_str()?);
+        match previous {
+            None => set(out, path, value, positional)?,
+            Some(i) => diff_value(&before[i], value, path, positional, out)?,
+        }
+    }
+    let mut new_keys = None;
+    for (entry, found) in before.iter().zip(found) {
+        if found {
+            continue;
+        }
+        // An entry not found may still share its key with one that was.
+        let new_keys = new_keys.get_or_insert_with(|| Keys::new(&after));
+        if new_keys.first(entry.key).is_none() {
+            if is_awkward(entry.key) {
+                return whole(new, entry.key, prefix, positional, start, out);
+            }
+            out.push(
+                Change::new(
+                    Op::Unset,
+                    join(prefix, entry.key_str()?),
+                    Bson::String(String::new()),
+                    positional,
+                )
+                .dropping(entry, None),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The whole document `new` set at `prefix`, in place of the changes made
+/// under it since `start`, because `key` cannot be part of a path.
+fn whole(
+    new: &[u8],
+    key: &[u8],
+    prefix: &str,
+    positional: bool,
+    start: usize,
+    out: &mut Vec<Change>,
+) -> Result<(), Error> {
+    if prefix.is_empty() {
+        return Err(Error::from(
+            <crate::bson_release::SerError as serde::ser::Error>::custom(format_args!(
+                "the top-level key {:?} cannot be saved by an update: a key that \
+                 contains '.', starts with '$' or is empty is not a field path; \
+                 keep such keys inside a map field, which is then saved whole",
+                String::from_utf8_lossy(key)
+            )),
+        ));
+    }
+    out.truncate(start);
+    let document = Elem {
+        tag: mongodb::bson::spec::ElementType::EmbeddedDocument as u8,
+        key: b"",
+        value: new,
+    };
+    out.push(Change::new(
+        Op::Whole,
+        prefix.to_string(),
+        document.decode()?,
+        positional,
+    ));
+    Ok(())
+}
+
+/// Two different values at one path.
+fn diff_value(
+    before: &Elem<'_>,
+    after: &Elem<'_>,
+    path: String,
+    positional: bool,
+    out: &mut Vec<Change>,
+) -> Result<(), Error> {
+    if before.is_document() && after.is_document() {
+        diff_document(before.value, after.value, &path, positional, out)
+    } else if before.is_array() && after.is_array() {
+        array::diff_array(before.value, after.value, path, positional, out)
+    } else {
+        out.push(
+            Change::new(Op::Set, path, after.decode()?, positional).dropping(before, Some(after)),
+        );
+        Ok(())
+    }
+}
+
+fn set(
+    out: &mut Vec<Change>,
+    path: String,
+    value: &Elem<'_>,
+    positional: bool,
+) -> Result<(), Error> {
+    out.push(Change::new(Op::Set, path, value.decode()?, positional));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;
+
+#[cfg(test)]
+mod lookup_tests;
+
+#[cfg(test)]
+mod walk_tests;
+
+#[cfg(test)]
+mod rules_tests;
+
+#[cfg(test)]
+mod missing_tests;

@@ -1,0 +1,22 @@
+//! The pure rules of a write: from the tracked state, the current value
+//! and the model's [`Meta`](crate::schema::meta::Meta) to the
+//! `(filter, update)` a write sends, and from its answer to what the
+//! `Doc` commits. No I/O here: `wire` sends, and the
+//! builders of the user's surface ask this layer once per write.
+//!
+//! - [`diff`]: what changed between two serializations;
+//! - [`versioning`], [`guard`], [`paths`]: the version effect and the
+//!   filter's guards of those changes;
+//! - [`timestamps`]: the `#[odm(timestamps)]` fields;
+//! - [`request`]: the request of one save (with the shard key);
+//! - [`update_ops`]: small edits of update documents;
+//! - [`tracked`]: what a `Doc` remembers of the stored document.
+
+pub(crate) mod diff;
+pub(crate) mod guard;
+pub(crate) mod paths;
+pub(crate) mod request;
+pub(crate) mod timestamps;
+pub(crate) mod tracked;
+pub(crate) mod update_ops;
+pub(crate) mod versioning;

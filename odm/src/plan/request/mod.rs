@@ -1,0 +1,173 @@
+//! What a save sends, as pure functions of the tracked state, the current
+//! value and the model's rules: the diff, the version effect, the
+//! timestamps and the shard key, assembled into one `(filter, update)`.
+//! No I/O here; `model::save` sends the request and commits the
+//! result into the [`Doc`](crate::Doc).
+
+pub(crate) mod shard;
+
+use mongodb::bson::raw::RawDocumentBuf;
+use mongodb::bson::{doc, Bson, Document as BsonDocument};
+
+use crate::codec;
+use crate::error::{Error, NotFoundError, Result, VersionError};
+use crate::plan::diff::{self, Change};
+use crate::plan::guard::rewrite::{self, Rewrite};
+use crate::plan::timestamps::{self, Stamp};
+use crate::plan::tracked::Tracked;
+use crate::plan::versioning::{self, Effect};
+use crate::schema::meta::Concurrency;
+use crate::schema::Schema;
+
+/// What the next save would do, computed from the current value.
+pub(crate) struct Plan {
+    /// The current value, serialized: the next snapshot on success.
+    pub current: RawDocumentBuf,
+    pub changes: Vec<Change>,
+    pub effect: Effect,
+    /// The `timestamps` this save writes; put into the value on success.
+    pub stamp: Option<Stamp>,
+    /// The rewrite guards of the changes (see [`guard::rewrite`](crate::plan::guard::rewrite)).
+    pub rewrites: Vec<Rewrite>,
+}
+
+impl Plan {
+    /// Whether the save writes nothing and checks nothing.
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty() && !self.effect.bump
+    }
+}
+
+/// The plan of a save of `value`, tracked as `tracked`; `increment` is
+/// [`Doc::increment`](crate::Doc::increment) having been called; `in_doubt`
+/// is an earlier write of this copy having failed in a way that may have
+/// applied it: then a save that bumps the version also checks it, so a
+/// change that landed (a default-mode push) is not applied twice.
+pub(crate) fn plan<T: Schema>(
+    value: &T,
+    tracked: &Tracked,
+    increment: bool,
+    in_doubt: bool,
+) -> Result<Plan> {
+    let capacity = match tracked {
+        Tracked::Snapshot { snapshot, .. } => snapshot.as_bytes().len() + 64,
+        Tracked::Clean { stored, .. } => stored.as_bytes().len(),
+        _ => 0,
+    };
+    let mut current = codec::to_raw_sized(value, capacity)?;
+    let mut changes = match tracked {
+        Tracked::Snapshot {
+            snapshot, missing, ..
+        } => diff::fill_missing(diff::diff(snapshot, &current)?, missing, &current)?,
+        // Untouched since loaded or saved: nothing changed.
+        Tracked::Clean { .. } | Tracked::New => Vec::new(),
+        Tracked::Unserializable { error, .. } => {
+            return Err(Error::from(
+                <crate::bson_release::SerError as serde::ser::Error>::custom(error),
+            ))
+        }
+    };
+    let meta = T::__odm_meta();
+    let mut effect = versioning::effect(&meta.versioning, &changes, increment);
+    effect.check |= in_doubt && effect.bump;
+    let rewrites = rewrite_guards(&meta.versioning, tracked, &changes, effect)?;
+    let is_new = matches!(tracked, Tracked::New);
+    let stamp = timestamps::stamp_plan::<T>(is_new, &mut current, &mut changes)?;
+    Ok(Plan {
+        current,
+        changes,
+        effect,
+        stamp,
+        rewrites,
+    })
+}
+
+/// The rewrite guards of a save: none without a version key (the model
+/// opted out of concurrency control), nor for a change that
+/// `optimistic_concurrency` covers when the save checks the version
+/// (every save changing that path, in-place edits included, bumps it).
+fn rewrite_guards(
+    rules: &crate::schema::meta::Versioning,
+    tracked: &Tracked,
+    changes: &[Change],
+    effect: Effect,
+) -> Result<Vec<Rewrite>> {
+    let Tracked::Snapshot { snapshot, base, .. } = tracked else {
+        return Ok(Vec::new());
+    };
+    if rules.key.is_none() {
+        return Ok(Vec::new());
+    }
+    let covered = |c: &Change| {
+        rules.concurrency != Concurrency::Off
+            && effect.check
+            && versioning::concurrency_applies(rules.concurrency, std::slice::from_ref(c))
+    };
+    let open: Vec<Change> = changes.iter().filter(|c| !covered(c)).cloned().collect();
+    let loaded = base.as_deref().unwrap_or(snapshot);
+    rewrite::guards(&open, loaded, rules.skip)
+}
+
+/// The `(filter, update)` of an update of the document stored as
+/// `target` (`{_id, shard key fields}`), loaded at `version`.
+pub(crate) fn request<T: Schema>(
+    target: BsonDocument,
+    version: Option<i64>,
+    plan: &Plan,
+) -> (BsonDocument, BsonDocument) {
+    let key = T::__odm_meta().versioning.key;
+    let mut filter = versioning::filter_from(target, key, version, plan.effect, &plan.changes);
+    rewrite::add(&mut filter, &plan.rewrites);
+    (filter, versioning::update(&plan.changes, key, plan.effect))
+}
+
+/// The error of an update whose `filter` matched nothing, when the
+/// document still exists (or its absence is unknown): a version error if
+/// the save checked the version or a guard, else not found.
+pub(crate) fn no_match(
+    collection: &str,
+    id: Bson,
+    version: Option<i64>,
+    filter: BsonDocument,
+    plan: &Plan,
+) -> Error {
+    if plan.effect.any()
+        || crate::plan::guard::guarded(&plan.changes, plan.effect.check)
+        || !plan.rewrites.is_empty()
+    {
+        Error::Version(Box::new(VersionError {
+            id,
+            version: version.unwrap_or(0),
+            modified_paths: versioning::modified_paths(&plan.changes),
+        }))
+    } else {
+        not_found(collection, filter)
+    }
+}
+
+/// Whether a save whose filter matched nothing may have failed only on a
+/// guard (no version term): then a read of the document tells a stale
+/// copy from a deleted document.
+pub(crate) fn only_guarded(plan: &Plan) -> bool {
+    !plan.effect.any()
+        && (crate::plan::guard::guarded(&plan.changes, false) || !plan.rewrites.is_empty())
+}
+
+/// [`Error::NotFound`] for `filter` in `collection` (the model's, which
+/// may be a runtime one: `Model::with_collection`).
+pub(crate) fn not_found(collection: &str, filter: BsonDocument) -> Error {
+    Error::NotFound(Box::new(NotFoundError {
+        collection: collection.to_string(),
+        filter,
+    }))
+}
+
+/// The document a stored `Doc` is: `{_id: id}` plus its shard key, as
+/// loaded.
+pub(crate) fn target(id: &Bson, shard: &BsonDocument) -> BsonDocument {
+    let mut target = doc! { "_id": id.clone() };
+    for (key, value) in shard {
+        target.insert(key.clone(), value.clone());
+    }
+    target
+}

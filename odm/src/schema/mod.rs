@@ -1,0 +1,102 @@
+//! What `#[derive(Document)]` fills in for a model type: the [`Meta`]
+//! record and the per-type code the generic runtime calls ([`Schema`]).
+//! Below the user's surface: nothing here knows `Model` or `Doc`.
+
+pub(crate) mod hook_context;
+pub(crate) mod index_server;
+pub(crate) mod index_spec;
+pub(crate) mod meta;
+
+use std::future::Future;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::error::{Result, ValidationErrors};
+pub use hook_context::HookContext;
+use meta::Meta;
+
+/// The per-type code `#[derive(Document)]` writes, which the generic
+/// runtime calls; the public [`Document`](crate::Document) trait extends it.
+/// Not public API: derive `Document` instead of implementing it.
+#[doc(hidden)]
+pub trait Schema: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static {
+    /// What the derive recorded: collection, version key, field names.
+    #[doc(hidden)]
+    fn __odm_meta() -> &'static Meta;
+
+    /// Runs every declared validator, collecting all failures.
+    #[doc(hidden)]
+    fn __odm_validate(&self, _errors: &mut ValidationErrors) {}
+
+    /// Runs the rules of the stored top-level field `name` on `value` (a
+    /// value a set-based write would store there), deserialized into the
+    /// field's type; `false` when the model has no rules for that field.
+    #[doc(hidden)]
+    fn __odm_validate_field(
+        _name: &str,
+        _value: &mongodb::bson::Bson,
+        _errors: &mut ValidationErrors,
+    ) -> bool {
+        false
+    }
+
+    /// Writes the `timestamps` fields: `created` (on insert) and `updated`.
+    #[doc(hidden)]
+    fn __odm_stamp(
+        &mut self,
+        _created: Option<mongodb::bson::DateTime>,
+        _updated: mongodb::bson::DateTime,
+    ) {
+    }
+
+    /// Writes `id` into the field stored as `_id` (the derive deserializes
+    /// it into that field's type). Used on insert, to give a document whose
+    /// `_id` is missing or null the `ObjectId` odm generates.
+    #[doc(hidden)]
+    fn __odm_set_id(
+        &mut self,
+        _id: mongodb::bson::Bson,
+    ) -> Result<(), crate::bson_release::DeError> {
+        Err(serde::de::Error::custom(
+            "this `Document` implementation cannot write an id; derive `Document` to get one",
+        ))
+    }
+
+    /// `before_save` of [`Hooks`](crate::Hooks), for a model with
+    /// `#[odm(hooks)]`.
+    #[doc(hidden)]
+    fn __odm_before_save(
+        &mut self,
+        _ctx: &mut HookContext<'_>,
+    ) -> impl Future<Output = Result<()>> + Send {
+        async { Ok(()) }
+    }
+
+    /// `after_save` of [`Hooks`](crate::Hooks).
+    #[doc(hidden)]
+    fn __odm_after_save(
+        &self,
+        _ctx: &mut HookContext<'_>,
+    ) -> impl Future<Output = Result<()>> + Send {
+        async { Ok(()) }
+    }
+
+    /// `before_delete` of [`Hooks`](crate::Hooks).
+    #[doc(hidden)]
+    fn __odm_before_delete(
+        &self,
+        _ctx: &mut HookContext<'_>,
+    ) -> impl Future<Output = Result<()>> + Send {
+        async { Ok(()) }
+    }
+
+    /// `after_delete` of [`Hooks`](crate::Hooks).
+    #[doc(hidden)]
+    fn __odm_after_delete(
+        &self,
+        _ctx: &mut HookContext<'_>,
+    ) -> impl Future<Output = Result<()>> + Send {
+        async { Ok(()) }
+    }
+}
