@@ -14,23 +14,8 @@ mod common;
 use common::{user, User};
 use mongodb::bson::Document as BsonDocument;
 use odm::prelude::*;
-use odm::testing::TestDb;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use odm_testing::random::Rng;
+use odm_testing::TestDb;
 
 /// One random change: a scalar, an optional field, an array push, pop or
 /// in-place edit.
@@ -124,7 +109,7 @@ async fn random_histories_of_bulk_and_single_saves() {
     let (mut ok, mut stale) = (0, 0);
     for h in 0..histories {
         let seed = base.wrapping_add(h);
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         users.collection().delete_many(doc! {}).await.unwrap();
         let created = users.insert_many((0..8).map(|_| user())).await.unwrap();
         let mut docs: Vec<Doc<User>> = created.into_iter().map(Result::unwrap).collect();
