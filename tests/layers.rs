@@ -23,7 +23,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "surface: more operations",
         &["atomic", "bulk", "index", "many", "typed", "watch"],
     ),
-    ("for generated code and tests", &["__private", "testing"]),
+    ("for generated code", &["__private"]),
 ];
 
 /// An import: the file and line that make `from` use `to`.

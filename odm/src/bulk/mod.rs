@@ -3,9 +3,15 @@
 //! statements sent in one bulk write, each `Doc` told its own outcome.
 
 mod answer;
+mod commands;
+mod path;
 mod prepare;
 mod refuse;
+mod resolve;
 mod run;
+mod send;
+
+pub use path::BulkPath;
 
 use mongodb::results::VerboseBulkWriteResult;
 use mongodb::ClientSession;
@@ -15,7 +21,6 @@ use crate::model::doc::Doc;
 use crate::model::Document;
 use crate::model::Model;
 use crate::wire::session::awaitable;
-use crate::wire::session::Sessioned;
 
 /// A pending [`Model::bulk_save`]; `.await` it, optionally after
 /// [`session`](BulkSave::session).
@@ -23,6 +28,7 @@ use crate::wire::session::Sessioned;
 pub struct BulkSave<'a, T: Document> {
     model: &'a Model<T>,
     docs: &'a mut [Doc<T>],
+    path: BulkPath,
     session: Option<&'a mut ClientSession>,
 }
 
@@ -32,6 +38,7 @@ pub struct BulkSave<'a, T: Document> {
 pub struct InsertMany<'a, T: Document> {
     model: &'a Model<T>,
     values: Vec<T>,
+    path: BulkPath,
     session: Option<&'a mut ClientSession>,
 }
 
@@ -71,6 +78,7 @@ impl<T: Document> Model<T> {
         BulkSave {
             model: self,
             docs,
+            path: BulkPath::Auto,
             session: None,
         }
     }
@@ -85,8 +93,29 @@ impl<T: Document> Model<T> {
         InsertMany {
             model: self,
             values: values.into_iter().collect(),
+            path: BulkPath::Auto,
             session: None,
         }
+    }
+}
+
+impl<'a, T: Document> BulkSave<'a, T> {
+    /// Sends the batch `path`'s way instead of the server's (tests run
+    /// one batch both ways). Not public API.
+    #[doc(hidden)]
+    pub fn path(mut self, path: BulkPath) -> Self {
+        self.path = path;
+        self
+    }
+}
+
+impl<'a, T: Document> InsertMany<'a, T> {
+    /// Sends the batch `path`'s way instead of the server's (tests run
+    /// one batch both ways). Not public API.
+    #[doc(hidden)]
+    pub fn path(mut self, path: BulkPath) -> Self {
+        self.path = path;
+        self
     }
 }
 
@@ -95,7 +124,7 @@ awaitable! {
     /// Runs the bulk save inside `session` (and its transaction, if one is
     /// open).
     session;
-    into_future(self) run::run(self.model, self.docs, self.session)
+    into_future(self) run::run(self.model, self.docs, self.path, self.session)
 }
 
 awaitable! {
@@ -106,18 +135,12 @@ awaitable! {
     into_future(self) async move {
         let model = self.model;
         let mut docs: Vec<Doc<T>> = self.values.into_iter().map(|v| model.new_doc(v)).collect();
-        let outcomes = run::run(model, &mut docs, self.session).await?;
+        let outcomes = run::run(model, &mut docs, self.path, self.session).await?;
         Ok(docs
             .into_iter()
             .zip(outcomes)
             .map(|(doc, outcome)| outcome.map(|()| doc))
             .collect())
-    }
-}
-
-impl<'a> Sessioned<'a> for mongodb::action::BulkWrite<'a, VerboseBulkWriteResult> {
-    fn with_session(self, session: &'a mut ClientSession) -> Self {
-        self.session(session)
     }
 }
 

@@ -14,8 +14,10 @@ use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 
 use mongodb::action::{
-    CountDocuments, Delete, Distinct, FindOne, FindOneAndUpdate, InsertOne, RunCommand, Update,
+    BulkWrite, CountDocuments, Delete, Distinct, FindOne, FindOneAndUpdate, InsertOne, RunCommand,
+    Update,
 };
+use mongodb::results::VerboseBulkWriteResult;
 use mongodb::ClientSession;
 
 /// The future of an `odm` operation: boxed, `Send`.
@@ -116,6 +118,12 @@ sessioned!(
     Distinct<'a>,
     RunCommand<'a>,
 );
+
+impl<'a> Sessioned<'a> for BulkWrite<'a, VerboseBulkWriteResult> {
+    fn with_session(self, session: &'a mut ClientSession) -> Self {
+        self.session(session)
+    }
+}
 
 impl<'a, T> Sessioned<'a> for FindOne<'a, T>
 where
