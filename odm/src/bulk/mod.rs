@@ -6,6 +6,7 @@ mod answer;
 mod commands;
 mod path;
 mod prepare;
+mod read;
 mod refuse;
 mod resolve;
 mod run;
