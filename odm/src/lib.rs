@@ -358,7 +358,11 @@
 //! statement, never guessed; where it cannot tell (a `Doc` with nothing to
 //! write, a guarded array change that matched nothing) one more read of
 //! those ids settles it. [`Model::insert_many`] inserts values the same
-//! way (ids generated before sending), one outcome per value.
+//! way (ids generated before sending), one outcome per value. A server
+//! before MongoDB 8.0 (no `bulkWrite`) gets the `insert` / `update`
+//! commands with many statements; their count is settled per statement by
+//! at most one read, which commits only a `Doc` stored exactly as in
+//! memory (the rules say how).
 //!
 //! The outer `Result` fails only when no `Doc` can be told an outcome of
 //! its own: a batch refused before sending ([`Error::Batch`]: the same
