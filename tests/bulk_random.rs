@@ -15,23 +15,8 @@ use common::{user, User};
 use mongodb::bson::Document as BsonDocument;
 use odm::__private::BulkPath;
 use odm::prelude::*;
-use odm::testing::TestDb;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use odm_testing::random::Rng;
+use odm_testing::TestDb;
 
 /// One random change: a scalar, an optional field, an array push, pop or
 /// in-place edit.
@@ -137,7 +122,7 @@ async fn histories(path: BulkPath) {
     let (mut ok, mut stale) = (0, 0);
     for h in 0..histories {
         let seed = base.wrapping_add(h);
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         users.collection().delete_many(doc! {}).await.unwrap();
         let created = users
             .insert_many((0..8).map(|_| user()))
