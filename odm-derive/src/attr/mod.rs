@@ -11,6 +11,7 @@ use syn::{Ident, LitBool, LitStr, Token};
 
 mod base;
 pub mod index;
+pub mod index_kinds;
 mod lifecycle;
 pub mod partial;
 pub mod paths;
@@ -91,11 +92,13 @@ pub struct TimestampsAttr {
 const CONTAINER_FORMS: &str = "`collection = \"name\"`, `version_key = \"name\"`, \
 `versioning = false`, `optimistic_concurrency`, \
 `optimistic_concurrency(include(field, ..))`, `optimistic_concurrency(exclude(field, ..))`, \
-`index(keys(field = 1, ..), unique, sparse, partial(..), name = \"..\")`, \
+`index(keys(field = 1, ..), unique, sparse, partial(..), name = \"..\", expire_after = secs, \
+collation(..), weights(..))`, \
 `validate = path::to_fn`, `timestamps`, \
 `timestamps(created_at = \"name\", updated_at = \"name\")`, `hooks`, `shard_key(field, ..)`";
 
 const FIELD_FORMS: &str = "`skip_versioning`, `unique`, `index`, `sparse`, `partial(..)`, \
+`expire_after = secs`, `collation(locale = \"..\", ..)`, \
 `validate = path::to_fn`, `min = n`, `max = n`, `min_len = n`, `max_len = n`, \
 `one_of(\"A\", \"B\")`, `required`, `nested`";
 

@@ -118,6 +118,8 @@ pub(crate) fn plan<'a>(
             }
         }
     }
+    // Stable: declaration order within each kind.
+    create.sort_by_key(|spec| spec.risk());
     for spec in &create {
         if let (Some(server), Some((required, operators))) = (server, spec.requires()) {
             if !server::accepts(server, required) {
@@ -290,7 +292,7 @@ fn name_of(index: &BsonDocument) -> Option<&str> {
 /// Every way `existing` differs from `spec`, apart from its name.
 pub(crate) fn differences(spec: &IndexSpec, existing: &BsonDocument) -> Vec<String> {
     let mut out = Vec::new();
-    let declared_keys = spec.keys_document();
+    let declared_keys = spec.listed_keys_document();
     let existing_keys = existing.get_document("key").cloned().unwrap_or_default();
     if !same_keys(&declared_keys, &existing_keys) {
         out.push(format!(
@@ -317,11 +319,13 @@ pub(crate) fn differences(spec: &IndexSpec, existing: &BsonDocument) -> Vec<Stri
             shown(existing_filter)
         ));
     }
-    for option in ["expireAfterSeconds", "collation"] {
-        if let Some(found) = existing.get(option) {
-            out.push(format!("{option}: declared none, existing {found}"));
-        }
-    }
+    out.extend(super::kinds::differences(
+        spec.keys,
+        spec.expire_after,
+        &spec.text,
+        spec.collation.as_ref(),
+        existing,
+    ));
     out
 }
 
@@ -369,6 +373,7 @@ fn normalize_doc(doc: &BsonDocument) -> BsonDocument {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::kinds::{Key, TextOptions};
     use crate::index::spec::{Condition, PartialOp, PartialValue, Term};
 
     const ACTIVE: &[Term] = &[Term::Cond(Condition {
@@ -386,10 +391,13 @@ mod tests {
     fn spec(unique: bool, partial: &'static [Term]) -> IndexSpec {
         IndexSpec {
             name: "vehicle_id_1",
-            keys: &[("vehicle_id", 1)],
+            keys: &[("vehicle_id", Key::Asc)],
             unique,
             sparse: false,
             partial,
+            expire_after: None,
+            text: TextOptions::NONE,
+            collation: None,
         }
     }
 
@@ -426,10 +434,13 @@ mod tests {
         [
             IndexSpec {
                 name: "email_1",
-                keys: &[("email", 1)],
+                keys: &[("email", Key::Asc)],
                 unique: true,
                 sparse: false,
                 partial: &[],
+                expire_after: None,
+                text: TextOptions::NONE,
+                collation: None,
             },
             spec(true, OPEN),
         ]
