@@ -1,7 +1,7 @@
 //! The index kinds example runs against the server: it is the example's
 //! own module, so it cannot rot without this failing.
 
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 
 #[path = "../examples/features/index_kinds.rs"]
 mod index_kinds;

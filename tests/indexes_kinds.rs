@@ -11,7 +11,7 @@ use mongodb::options::Collation;
 use mongodb::IndexModel;
 use odm::index::{IndexError, IndexErrorKind};
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
