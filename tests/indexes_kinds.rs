@@ -7,7 +7,7 @@
 
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document as BsonDocument};
-use mongodb::options::Collation;
+use mongodb::options::{Collation, IndexOptions};
 use mongodb::IndexModel;
 use odm::index::{IndexError, IndexErrorKind};
 use odm::prelude::*;
@@ -93,6 +93,16 @@ async fn listed(db: &mongodb::Database, collection: &str) -> Vec<BsonDocument> {
     }
     list.sort_by_key(|d| d.get_str("name").unwrap().to_string());
     list
+}
+
+/// An index made with the driver, as another tool or an older release would.
+async fn create_raw(
+    raw: &mongodb::Collection<BsonDocument>,
+    keys: BsonDocument,
+    options: IndexOptions,
+) {
+    let model = IndexModel::builder().keys(keys).options(options).build();
+    raw.create_index(model).await.unwrap();
 }
 
 fn index_error(result: odm::Result<odm::SyncReport>) -> IndexError {
@@ -209,18 +219,10 @@ async fn a_changed_ttl_or_collation_is_reported_and_nothing_is_touched() {
     let places = Place::model(&t.db);
     let raw = places.collection();
     // seenAt_1 exists with another TTL.
-    raw.create_index(
-        IndexModel::builder()
-            .keys(doc! { "seenAt": 1 })
-            .options(
-                mongodb::options::IndexOptions::builder()
-                    .expire_after(std::time::Duration::from_secs(60))
-                    .build(),
-            )
-            .build(),
-    )
-    .await
-    .unwrap();
+    let ttl60 = IndexOptions::builder()
+        .expire_after(std::time::Duration::from_secs(60))
+        .build();
+    create_raw(raw, doc! { "seenAt": 1 }, ttl60).await;
     let before = listed(&t.db, "places").await;
     let e = index_error(places.sync_indexes().await);
     assert_eq!(e.index, "seenAt_1");
@@ -240,19 +242,11 @@ async fn a_changed_ttl_or_collation_is_reported_and_nothing_is_touched() {
         .locale("en")
         .strength(mongodb::options::CollationStrength::Tertiary)
         .build();
-    raw.create_index(
-        IndexModel::builder()
-            .keys(doc! { "handle": 1 })
-            .options(
-                mongodb::options::IndexOptions::builder()
-                    .unique(true)
-                    .collation(strength3)
-                    .build(),
-            )
-            .build(),
-    )
-    .await
-    .unwrap();
+    let unique3 = IndexOptions::builder()
+        .unique(true)
+        .collation(strength3)
+        .build();
+    create_raw(raw, doc! { "handle": 1 }, unique3).await;
     let before = listed(&t.db, "places").await;
     let e = index_error(places.sync_indexes().await);
     assert_eq!(e.index, "handle_1");

@@ -6,7 +6,7 @@ use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::{Expr, Ident, LitStr, Token};
 
-use crate::attr::base::{nested_first_error, path_text};
+use crate::attr::base::{nested_first_error, path_text, set_once};
 use crate::attr::index_kinds::{KeyKind, KindAttrs};
 use crate::attr::partial::{literal, parse_partial, Term};
 use crate::ctxt::Ctxt;
@@ -55,17 +55,6 @@ fn no_value(meta: &ParseNestedMeta, name: &str, hint: &str) -> syn::Result<()> {
         return Err(meta.error(format!("`{name}` takes no value: write `{name}`{hint}")));
     }
     Ok(())
-}
-
-fn set_once<T>(cx: &Ctxt, slot: &mut Option<T>, span: Span, value: T, name: &str) {
-    if slot.is_some() {
-        cx.syn_error(syn::Error::new(
-            span,
-            format!("duplicate odm attribute `{name}`"),
-        ));
-    } else {
-        *slot = Some(value);
-    }
 }
 
 impl FieldIndexAttrs {

@@ -5,9 +5,9 @@
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
-use syn::{Expr, Ident, LitStr, Token};
+use syn::{Expr, Ident, Token};
 
-use crate::attr::base::{nested_first_error, path_text};
+use crate::attr::base::{nested_first_error, path_text, set_once, string_value};
 use crate::attr::partial::{literal, Value};
 use crate::ctxt::Ctxt;
 
@@ -83,17 +83,6 @@ fn is_one_of(meta: &ParseNestedMeta, keys: &[&str]) -> bool {
         .is_some_and(|i| keys.iter().any(|k| i == k))
 }
 
-fn set_once<T>(cx: &Ctxt, slot: &mut Option<(Span, T)>, span: Span, value: T, name: &str) {
-    if slot.is_some() {
-        cx.syn_error(syn::Error::new(
-            span,
-            format!("duplicate odm attribute `{name}`"),
-        ));
-    } else {
-        *slot = Some((span, value));
-    }
-}
-
 impl KindAttrs {
     /// `true` when `meta` is a kind option a field's `#[odm(..)]` takes.
     pub fn accepts_field(meta: &ParseNestedMeta) -> bool {
@@ -123,11 +112,17 @@ impl KindAttrs {
                         "`expire_after` is a number of seconds from 0 to 2147483647",
                     ));
                 }
-                set_once(cx, &mut self.expire_after, span, n.0, "expire_after");
+                set_once(
+                    cx,
+                    &mut self.expire_after,
+                    span,
+                    (span, n.0),
+                    "expire_after",
+                );
             }
             "weights" => {
                 let weights = parse_weights(meta)?;
-                set_once(cx, &mut self.weights, span, weights, "weights");
+                set_once(cx, &mut self.weights, span, (span, weights), "weights");
             }
             "default_language" | "language_override" => {
                 let lit = string_value(meta, &key)?;
@@ -139,11 +134,17 @@ impl KindAttrs {
                 } else {
                     &mut self.language_override
                 };
-                set_once(cx, slot, span, lit.value(), &key);
+                set_once(cx, slot, span, (span, lit.value()), &key);
             }
             "collation" => {
                 let collation = parse_collation(meta)?;
-                set_once(cx, &mut self.collation, span, collation, "collation");
+                set_once(
+                    cx,
+                    &mut self.collation,
+                    span,
+                    (span, collation),
+                    "collation",
+                );
             }
             _ => {
                 let path =
@@ -170,21 +171,11 @@ impl KindAttrs {
                     } else {
                         None
                     };
-                set_once(cx, &mut self.wildcard, span, path, "wildcard");
+                set_once(cx, &mut self.wildcard, span, (span, path), "wildcard");
             }
         }
         Ok(())
     }
-}
-
-fn string_value(meta: &ParseNestedMeta, name: &str) -> syn::Result<LitStr> {
-    let form = || format!("expected `{name} = \"...\"`");
-    if !meta.input.peek(Token![=]) {
-        return Err(meta.error(form()));
-    }
-    meta.value()?
-        .parse::<LitStr>()
-        .map_err(|e| syn::Error::new(e.span(), form()))
 }
 
 fn int_value(meta: &ParseNestedMeta, form: &str) -> syn::Result<(i64, Span)> {

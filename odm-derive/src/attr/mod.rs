@@ -17,7 +17,7 @@ pub mod partial;
 pub mod paths;
 pub mod validate;
 
-use self::base::{empty_parens, nested_first_error, path_text};
+use self::base::{empty_parens, nested_first_error, path_text, string_value};
 use self::index::{FieldIndexAttrs, IndexAttr};
 use self::paths::ListedPath;
 use self::validate::{ContainerRules, FieldRules};
@@ -101,16 +101,6 @@ const FIELD_FORMS: &str = "`skip_versioning`, `unique`, `index`, `sparse`, `part
 `expire_after = secs`, `collation(locale = \"..\", ..)`, \
 `validate = path::to_fn`, `min = n`, `max = n`, `min_len = n`, `max_len = n`, \
 `one_of(\"A\", \"B\")`, `required`, `nested`";
-
-fn string_value(meta: &ParseNestedMeta, name: Symbol) -> syn::Result<LitStr> {
-    let form = || format!("expected `{name} = \"...\"`");
-    if !meta.input.peek(Token![=]) {
-        return Err(meta.error(form()));
-    }
-    meta.value()?
-        .parse::<LitStr>()
-        .map_err(|e| syn::Error::new(e.span(), form()))
-}
 
 fn no_value(meta: &ParseNestedMeta, name: Symbol) -> syn::Result<()> {
     if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
