@@ -150,7 +150,9 @@ fn conflict(found: &BsonDocument, differences: Vec<String>) -> IndexErrorKind {
 
 impl<T: Document> Model<T> {
     /// The indexes `T` declares, each as `createIndexes` takes it (`key`,
-    /// `name`, and `unique`, `sparse`, `partialFilterExpression` when set),
+    /// `name`, and `unique`, `sparse`, `partialFilterExpression`,
+    /// `expireAfterSeconds`, `weights`, `default_language`,
+    /// `language_override`, `collation` when set),
     /// in order: field attributes first, then container `index(..)`
     /// attributes.
     pub fn indexes(&self) -> Vec<BsonDocument> {
@@ -165,7 +167,7 @@ impl<T: Document> Model<T> {
     ///
     /// An index on the collection with a declared name but other keys or
     /// options (`unique`, `sparse`, `partialFilterExpression`, TTL,
-    /// collation), or with the declared keys and options under another
+    /// collation, text weights and languages), or with the declared keys and options under another
     /// name, is an [`Error::Index`] with
     /// [`IndexErrorKind::Conflict`] listing every difference; then nothing is
     /// created, and no index is ever dropped. An index whose partial filter
@@ -174,7 +176,10 @@ impl<T: Document> Model<T> {
     /// the server's `buildInfo`) before any index is created. Indexes the
     /// model does not declare are left alone and listed in
     /// [`SyncReport::extra`]. A server that refuses to create an index
-    /// gives [`IndexErrorKind::Refused`] with its code and message.
+    /// gives [`IndexErrorKind::Refused`] with its code and message; the
+    /// kinds some servers lack (text, hashed, wildcard, 2dsphere,
+    /// collation, TTL) are created before the plain indexes, so such a
+    /// refusal comes before those exist.
     ///
     /// `.await` it, optionally after [`session`](SyncIndexes::session).
     pub fn sync_indexes(&self) -> SyncIndexes<'_, T> {
