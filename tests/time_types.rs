@@ -268,3 +268,18 @@ async fn every_stamping_write_works_with_chrono_and_time_fields() {
     }
     t.finish().await;
 }
+
+#[path = "../examples/features/time_types.rs"]
+mod time_types_example;
+
+#[tokio::test]
+async fn the_example_stores_dates_and_server_stamps() {
+    let t = TestDb::new().await;
+    let o = time_types_example::run(&t.db).await.expect("ran");
+    assert!(o.stored_as_date, "{o:?}");
+    assert!(o.stored_equals_memory, "{o:?}");
+    assert_eq!(o.resave_changes, None, "{o:?}");
+    assert!(o.updated_after_created, "{o:?}");
+    assert_eq!(o.found, 1, "{o:?}");
+    t.finish().await;
+}
