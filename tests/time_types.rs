@@ -9,7 +9,7 @@ mod common;
 use chrono::{TimeZone, Utc};
 use odm::bson::{Bson, DateTime};
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 

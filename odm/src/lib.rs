@@ -570,12 +570,6 @@
 //! `all`, `set`, ...) is reached through its own paths
 //! (`Item::fields().size()`), since the method wins on the parent's path.
 //!
-//! ## Testing against a server
-//!
-//! With the `testing` feature, `odm::testing` starts a local
-//! MongoDB-compatible server per test binary (or uses `MONGODB_URI`) and
-//! gives each test a database of its own.
-//!
 //! ## Atomic operations
 //!
 //! | race | fix |
@@ -828,6 +822,8 @@
 //! `TRACE` for the target `odm::command` (see [`values_shown`]).
 
 #![warn(missing_docs)]
+// Unsafe code only where a module allows it with its reasons (same_type).
+#![deny(unsafe_code)]
 
 mod array;
 mod atomic;
@@ -879,9 +875,6 @@ pub mod watch;
 
 #[doc(hidden)]
 pub mod __private;
-
-#[cfg(feature = "testing")]
-pub mod testing;
 
 pub use array::BsonArray;
 pub use atomic::{
