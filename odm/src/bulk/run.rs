@@ -46,9 +46,15 @@ pub(crate) async fn run<T: Document>(
     refuse_batch(model, docs)?;
     let meta = T::__odm_meta();
     let was_new: Vec<bool> = docs.iter().map(Doc::is_new).collect();
+    // One read of the server's clock stamps the whole batch.
+    let at = if crate::server_clock::enabled::<T>() {
+        Some(crate::server_clock::server_now(&model.database(), model.name()).await?)
+    } else {
+        None
+    };
     let mut steps = Vec::with_capacity(docs.len());
     for doc in docs.iter_mut() {
-        steps.push(prepare(doc, session.as_deref_mut()).await);
+        steps.push(prepare(doc, session.as_deref_mut(), at).await);
     }
 
     // The statements, in the order of the Docs; `at[i]` is Doc i's.

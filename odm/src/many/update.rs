@@ -3,7 +3,7 @@
 
 use std::future::IntoFuture;
 
-use mongodb::bson::{DateTime, Document as BsonDocument};
+use mongodb::bson::Document as BsonDocument;
 use mongodb::ClientSession;
 
 use super::plan;
@@ -130,12 +130,13 @@ impl<'a, T: Document> IntoFuture for UpdateMany<'a, T> {
                 keep_version,
                 session,
             } = self;
+            let now = crate::server_clock::now::<T>(&model.database(), model.name()).await?;
             let update = plan::prepare(
                 T::__odm_meta(),
                 model.name(),
                 update,
                 keep_version,
-                DateTime::now(),
+                now,
                 T::__odm_validate_field,
             )?;
             let log = Command::new(model.name(), "update")
