@@ -15,7 +15,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("errors", &["error"]),
     ("codec: bytes <-> values", &["codec", "fields"]),
     ("schema: what the derive records", &["schema", "validate"]),
-    ("plan: the pure rules of a write", &["plan"]),
+    (
+        "plan: the pure rules of a write (time: the date-time field types)",
+        &["plan", "time"],
+    ),
     ("wire: sending a command", &["wire"]),
     ("locks and leases", &["lock"]),
     ("surface: Model, Doc and their operations", &["model"]),

@@ -8,6 +8,7 @@ pub use crate::model::hooks::{HookContext, Hooks};
 pub use crate::model::insert_id::set_id;
 pub use crate::model::Document;
 pub use crate::plan::timestamps::TimestampField;
+pub use crate::schema::index_kinds::{Collation, Key as IndexKey, TextOptions};
 pub use crate::schema::index_spec::{Condition, IndexSpec, PartialOp, PartialValue, Term};
 pub use crate::schema::meta::{Concurrency, Meta, Timestamps, Versioning};
 pub use crate::schema::Schema;

@@ -1,7 +1,7 @@
 //! `Model::claim`: one atomic conditional update that only one caller wins.
 
 use mongodb::action::Action;
-use mongodb::bson::{Bson, Document as BsonDocument};
+use mongodb::bson::{Bson, DateTime, Document as BsonDocument};
 use mongodb::options::ReturnDocument;
 use mongodb::ClientSession;
 
@@ -113,8 +113,8 @@ impl<'a, T: Document> Claim<'a, T> {
 }
 
 /// `update` plus the version bump and the `updated_at` stamp.
-pub(crate) fn claim_update<T: Document>(mut update: BsonDocument) -> BsonDocument {
-    timestamps::stamp_update::<T>(&mut update, false);
+pub(crate) fn claim_update<T: Document>(mut update: BsonDocument, now: DateTime) -> BsonDocument {
+    timestamps::stamp_update::<T>(&mut update, false, now);
     if let Some(key) = T::__odm_meta().versioning.key {
         if !update_ops::touches(&update, key) {
             update_ops::add(&mut update, "$inc", key, Bson::Int32(1));
@@ -136,7 +136,8 @@ awaitable! {
             mut session,
             fence,
         } = self;
-        let mut update = claim_update::<T>(update);
+        let now = crate::wire::server_clock::now::<T>(&model.database(), model.name()).await?;
+        let mut update = claim_update::<T>(update, now);
         let sent = match fence {
             Some(token) => {
                 crate::wire::fence::stamp(&mut update, token);

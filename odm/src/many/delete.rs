@@ -3,7 +3,7 @@
 use mongodb::bson::Document as BsonDocument;
 use mongodb::ClientSession;
 
-use crate::error::{from_driver, Result};
+use crate::error::Result;
 use crate::model::Document;
 use crate::model::Model;
 use crate::wire::command_log::Command;
@@ -52,15 +52,9 @@ awaitable! {
     /// Deletes inside `session` (and its transaction, if one is open).
     session;
     into_future(self) async move {
-        let DeleteMany {
-            model,
-            filter,
-            session,
-        } = self;
-        let log = Command::new(model.name(), "delete").filter(&filter);
-        let action = model.collection().delete_many(filter);
-        let result = log.send(crate::wire::session::send(action, session)).await;
-        let result = result.map_err(|e| from_driver(e, model.name()))?;
-        Ok(result.deleted_count)
+        let log = Command::new(self.model.name(), "delete").filter(&self.filter);
+        let action = self.model.collection().delete_many(self.filter);
+        let done = super::send(self.model, log, action, self.session).await?;
+        Ok(done.deleted_count)
     }
 }

@@ -3,6 +3,7 @@
 //! Below the user's surface: nothing here knows `Model` or `Doc`.
 
 pub(crate) mod hook_context;
+pub(crate) mod index_kinds;
 pub(crate) mod index_server;
 pub(crate) mod index_spec;
 pub(crate) mod meta;

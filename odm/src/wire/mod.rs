@@ -5,4 +5,5 @@
 
 pub(crate) mod command_log;
 pub(crate) mod fence;
+pub(crate) mod server_clock;
 pub(crate) mod session;
