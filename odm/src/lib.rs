@@ -83,12 +83,12 @@
 //! | `optimistic_concurrency` | every changing save checks and bumps the version |
 //! | `optimistic_concurrency(include(a, b))` / `(exclude(a, b))` | only changes to / outside these fields (or [paths](#field-paths): `profile.first_name`) are checked |
 //! | `validate = path` | a cross-field rule `fn(&Self) -> Result<(), ValidationError>` (repeatable) |
-//! | `index(keys(a = 1, b = -1), unique, sparse, partial(..), name = "..")` | a compound index |
+//! | `index(keys(a = 1, b = -1), unique, sparse, partial(..), name = "..")` | a compound index; keys may be `"text"`, `"2dsphere"`, `"hashed"`, with `expire_after`, `collation(..)`, `weights(..)`, `wildcard` ([index kinds](crate::index#index-kinds)) |
 //!
 //! | on a field | meaning |
 //! |---|---|
 //! | `skip_versioning` | changes to this array never touch the version (any [`BsonArray`]) |
-//! | `unique`, `index`, `sparse`, `partial(status = "ACTIVE")` | single-field indexes ([`index`]) |
+//! | `unique`, `index`, `sparse`, `partial(status = "ACTIVE")`, `expire_after = 3600`, `collation(locale = "en", strength = 2)` | single-field indexes ([`index`]) |
 //! | `min`, `max`, `min_len`, `max_len`, `one_of(..)`, `required`, `validate = path`, `nested` | validation ([`validate`]) |
 //!
 //! ## What a save sends
@@ -358,7 +358,11 @@
 //! statement, never guessed; where it cannot tell (a `Doc` with nothing to
 //! write, a guarded array change that matched nothing) one more read of
 //! those ids settles it. [`Model::insert_many`] inserts values the same
-//! way (ids generated before sending), one outcome per value.
+//! way (ids generated before sending), one outcome per value. A server
+//! before MongoDB 8.0 (no `bulkWrite`) gets the `insert` / `update`
+//! commands with many statements; their count is settled per statement by
+//! at most one read, which commits only a `Doc` stored exactly as in
+//! memory (the rules say how).
 //!
 //! The outer `Result` fails only when no `Doc` can be told an outcome of
 //! its own: a batch refused before sending ([`Error::Batch`]: the same

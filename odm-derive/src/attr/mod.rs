@@ -11,12 +11,13 @@ use syn::{Ident, LitBool, LitStr, Token};
 
 mod base;
 pub mod index;
+pub mod index_kinds;
 mod lifecycle;
 pub mod partial;
 pub mod paths;
 pub mod validate;
 
-use self::base::{empty_parens, nested_first_error, path_text};
+use self::base::{empty_parens, nested_first_error, path_text, string_value};
 use self::index::{FieldIndexAttrs, IndexAttr};
 use self::paths::ListedPath;
 use self::validate::{ContainerRules, FieldRules};
@@ -92,23 +93,15 @@ pub struct TimestampsAttr {
 const CONTAINER_FORMS: &str = "`collection = \"name\"`, `version_key = \"name\"`, \
 `versioning = false`, `optimistic_concurrency`, \
 `optimistic_concurrency(include(field, ..))`, `optimistic_concurrency(exclude(field, ..))`, \
-`index(keys(field = 1, ..), unique, sparse, partial(..), name = \"..\")`, \
+`index(keys(field = 1, ..), unique, sparse, partial(..), name = \"..\", expire_after = secs, \
+collation(..), weights(..))`, \
 `validate = path::to_fn`, `timestamps`, \
 `timestamps(created_at = \"name\", updated_at = \"name\", server_clock)`, `hooks`, `shard_key(field, ..)`";
 
 const FIELD_FORMS: &str = "`skip_versioning`, `unique`, `index`, `sparse`, `partial(..)`, \
+`expire_after = secs`, `collation(locale = \"..\", ..)`, \
 `validate = path::to_fn`, `min = n`, `max = n`, `min_len = n`, `max_len = n`, \
 `one_of(\"A\", \"B\")`, `required`, `nested`";
-
-fn string_value(meta: &ParseNestedMeta, name: Symbol) -> syn::Result<LitStr> {
-    let form = || format!("expected `{name} = \"...\"`");
-    if !meta.input.peek(Token![=]) {
-        return Err(meta.error(form()));
-    }
-    meta.value()?
-        .parse::<LitStr>()
-        .map_err(|e| syn::Error::new(e.span(), form()))
-}
 
 fn no_value(meta: &ParseNestedMeta, name: Symbol) -> syn::Result<()> {
     if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {

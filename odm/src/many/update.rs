@@ -10,7 +10,7 @@ use super::plan;
 use super::report::UpdateReport;
 use crate::command_log::Command;
 use crate::document::Document;
-use crate::error::{from_driver, Result};
+use crate::error::Result;
 use crate::model::Model;
 use crate::save::BoxFuture;
 
@@ -143,11 +143,10 @@ impl<'a, T: Document> IntoFuture for UpdateMany<'a, T> {
                 .filter(&filter)
                 .update(&update);
             let action = model.collection().update_many(filter, update);
-            let result = log.send(crate::session::send(action, session)).await;
-            let result = result.map_err(|e| from_driver(e, model.name()))?;
+            let done = super::send(model, log, action, session).await?;
             Ok(UpdateReport {
-                matched: result.matched_count,
-                modified: result.modified_count,
+                matched: done.matched_count,
+                modified: done.modified_count,
             })
         })
     }
