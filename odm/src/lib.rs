@@ -829,6 +829,7 @@
 
 #![warn(missing_docs)]
 
+pub mod aggregate;
 mod array;
 mod atomic;
 mod bson_release;
@@ -854,6 +855,7 @@ pub mod many;
 pub mod rules {}
 mod meta;
 mod model;
+pub mod page;
 mod paths;
 mod query;
 #[cfg(test)]
@@ -881,6 +883,7 @@ pub mod __private;
 #[cfg(feature = "testing")]
 pub mod testing;
 
+pub use aggregate::{Aggregate, AggregateStream};
 pub use array::BsonArray;
 pub use atomic::{
     transaction, Claim, DocCheckpoint, Rollback, Transaction, UpdateWithRetry, Upsert,
@@ -899,6 +902,7 @@ pub use hooks::{HookContext, Hooks};
 pub use index::{IndexError, SyncIndexes, SyncReport};
 pub use many::{DeleteMany, UpdateMany, UpdateReport};
 pub use model::Model;
+pub use page::{Page, PageStream, Paginate};
 pub use query::{Count, Create, Find, FindOne};
 pub use reload::Reload;
 pub use save::{BoxFuture, Save};

@@ -64,7 +64,7 @@ impl<'a, T: Document> Find<'a, T> {
 /// (values of `V = P`).
 #[must_use = "nothing is read until it is awaited"]
 pub struct Lean<'a, T: Document, V = T> {
-    find: Find<'a, T>,
+    pub(crate) find: Find<'a, T>,
     _value: PhantomData<fn() -> V>,
 }
 
@@ -156,7 +156,7 @@ impl<V> Stream for LeanStream<'_, V> {
 
 /// A stored document as a plain value (the version key hidden from it);
 /// a failure names the `_id` and the field, as a tracked load does.
-fn decode<V: DeserializeOwned>(
+pub(crate) fn decode<V: DeserializeOwned>(
     raw: &RawDocumentBuf,
     key: Option<&'static str>,
     collection: &str,
