@@ -32,12 +32,12 @@
 //!   (`#[odm(index(keys(created_at = -1, _id = -1)))]`) serves every page
 //!   from the index, each as cheap as the first; pass it with
 //!   [`Find::hint`](crate::Find::hint) to be sure.
-//! - **Kinds of items.** Tracked [`Doc`](crate::Doc)s from
+//! - **Kinds of items.** Tracked [`Doc`]s from
 //!   [`Find::paginate`](crate::Find::paginate), plain values from
 //!   `find(..).lean().paginate(n)`, projections from
 //!   `find(..).projection::<P>().paginate(n)` (the sort keys are added to
 //!   the projection, so the next token can be made).
-//! - `skip` / `limit` stay on [`Find`](crate::Find) for offset pages; they
+//! - `skip` / `limit` stay on [`Find`] for offset pages; they
 //!   do not combine with `paginate` ([`PageErrorKind::Options`]).
 
 mod error;
