@@ -22,7 +22,7 @@ use common::{article, env_usize, small, stored, Article, Rng, Small};
 use odm::bson::raw::RawDocumentBuf;
 use odm::bson::{Bson, Document as BsonDocument};
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 
 /// A model type with a `counter` field.
 trait Counted: Document + PartialEq {

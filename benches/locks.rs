@@ -33,7 +33,7 @@ use mongodb::event::EventHandler;
 use mongodb::options::ClientOptions;
 use mongodb::{Client, Database};
 use odm::lock::Leases;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 
 /// Long enough that no lease expires during the bench: every hand-over is
 /// a release.
@@ -57,7 +57,7 @@ impl Sent {
 
 /// A client whose every command to `db` is recorded in the returned `Sent`.
 async fn monitored(db: &str) -> (Client, Sent) {
-    let mut options = ClientOptions::parse(odm::testing::uri()).await.unwrap();
+    let mut options = ClientOptions::parse(odm_testing::uri()).await.unwrap();
     let sent = Sent::default();
     let (seen, db) = (sent.clone(), db.to_string());
     options.command_event_handler = Some(EventHandler::callback(move |event: CommandEvent| {

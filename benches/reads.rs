@@ -18,7 +18,7 @@ use common::harness::{measure, print, Plan, Row};
 use common::{article, small, stored, Article, Rng, Small};
 use odm::bson::raw::RawDocumentBuf;
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 use std::future::IntoFuture;
 

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use odm::bson::raw::RawDocumentBuf;
 use odm::bson::{doc, Bson, Document as BsonDocument};
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

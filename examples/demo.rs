@@ -30,7 +30,7 @@ async fn main() -> ExitCode {
     // The connection string from MONGODB_URI, as in an application (the
     // local test server only when it is unset: examples/support/connect.rs).
     let uri = connect::uri();
-    let shown = odm::testing::redacted(&uri);
+    let shown = odm_testing::redacted(&uri);
     println!(
         "odm demo against {shown}: 6 scenarios, {} rounds each{}\n",
         size.rounds,

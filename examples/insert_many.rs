@@ -5,8 +5,9 @@
 //! The code, commented, is in `examples/features/insert_many.rs`;
 //! `tests/examples_bulk.rs` runs it too.
 //!
-//! Runs against `MONGODB_URI` when set, else against a local SecantusDB
-//! server it installs and starts itself (and stops at exit).
+//! Runs against `MONGODB_URI` when set, else (saying so) against a local
+//! SecantusDB server it installs and starts itself, showing the progress,
+//! and stops at exit.
 //!
 //!     cargo run --example insert_many
 
@@ -15,12 +16,15 @@
 #[path = "features/insert_many.rs"]
 mod feature;
 
+#[path = "support/connect.rs"]
+mod connect;
+
 #[tokio::main]
 async fn main() -> odm::Result<()> {
-    let uri = odm::testing::uri();
-    let shown = odm::testing::redacted(&uri);
-    println!("insert_many, against {shown}\n");
-    let client = mongodb::Client::with_uri_str(&uri).await?;
+    println!("insert_many\n");
+    // A plain driver client from MONGODB_URI, as in an application (the
+    // local test server only when it is unset: examples/support/connect.rs).
+    let client = connect::client().await?;
     let db = client.database(&format!("odm_insert_many_{}", std::process::id()));
     let outcome = feature::run(&db).await;
     let _ = db.drop().await;

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use common::Race;
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use common::monitor::Sent;
 use common::Monitored;
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Barrier;
 

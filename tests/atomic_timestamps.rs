@@ -2,7 +2,7 @@
 
 use mongodb::bson::DateTime;
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]

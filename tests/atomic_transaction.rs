@@ -9,7 +9,7 @@ use std::sync::Arc;
 use common::{FailPoint, Monitored};
 use mongodb::bson::Document as BsonDocument;
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Barrier;
 

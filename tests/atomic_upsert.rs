@@ -13,7 +13,7 @@ use mongodb::bson::{DateTime, Document as BsonDocument};
 use mongodb::options::IndexOptions;
 use mongodb::IndexModel;
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Barrier;
 
@@ -143,7 +143,7 @@ async fn concurrent_first_requests_create_one_user() {
     // SecantusDB answers about 1% of these upserts ok without a document
     // (MongoDB never does): keep going until that retry was seen.
     let mut round = 0;
-    while round < 5 || (empty == 0 && odm::testing::is_local() && round < 40) {
+    while round < 5 || (empty == 0 && odm_testing::is_local() && round < 40) {
         round += 1;
         let email = format!("new{round}@b.c");
         m.monitor.clear();
@@ -233,7 +233,7 @@ async fn concurrent_first_requests_create_one_user() {
         "{round} rounds: sent again after {duplicates} duplicate keys and {empty} empty answers"
     );
     assert!(
-        empty > 0 || !odm::testing::is_local(),
+        empty > 0 || !odm_testing::is_local(),
         "no empty answer in {round} rounds"
     );
     m.finish().await;

@@ -17,7 +17,7 @@ use mongodb::Client;
 use odm::bson::doc;
 use odm::lock::Leases;
 use odm::prelude::*;
-use odm::testing::Server;
+use odm_testing::Server;
 use serde::{Deserialize, Serialize};
 
 /// Distinctive, so finding it in any text is no accident.
@@ -295,7 +295,7 @@ async fn scram_users_work_and_no_error_shows_the_password() {
 /// What the examples print of a URI never holds its password.
 #[test]
 fn printed_uris_hide_the_password() {
-    use odm::testing::redacted;
+    use odm_testing::redacted;
     assert_eq!(
         redacted("mongodb://ann:s3cret-Pw@db.example:27017/app?authSource=admin"),
         "mongodb://ann:***@db.example:27017/app?authSource=admin"

@@ -13,24 +13,10 @@ mod common;
 
 use common::{user, User};
 use mongodb::bson::Document as BsonDocument;
+use odm::__private::BulkPath;
 use odm::prelude::*;
-use odm::testing::TestDb;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use odm_testing::random::Rng;
+use odm_testing::TestDb;
 
 /// One random change: a scalar, an optional field, an array push, pop or
 /// in-place edit.
@@ -112,8 +98,20 @@ async fn judge(
     (ok, stale)
 }
 
+/// Bulk saves by the `bulkWrite` command.
 #[tokio::test]
 async fn random_histories_of_bulk_and_single_saves() {
+    histories(BulkPath::BulkWrite).await
+}
+
+/// Bulk saves by the `insert` / `update` commands (servers older than
+/// MongoDB 8.0).
+#[tokio::test]
+async fn random_histories_by_the_commands() {
+    histories(BulkPath::Commands).await
+}
+
+async fn histories(path: BulkPath) {
     let histories = std::env::var("ODM_BULK_HISTORIES")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -124,9 +122,13 @@ async fn random_histories_of_bulk_and_single_saves() {
     let (mut ok, mut stale) = (0, 0);
     for h in 0..histories {
         let seed = base.wrapping_add(h);
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         users.collection().delete_many(doc! {}).await.unwrap();
-        let created = users.insert_many((0..8).map(|_| user())).await.unwrap();
+        let created = users
+            .insert_many((0..8).map(|_| user()))
+            .path(path)
+            .await
+            .unwrap();
         let mut docs: Vec<Doc<User>> = created.into_iter().map(Result::unwrap).collect();
         // A second copy of some documents, loaded now and saved later.
         let mut others: Vec<Doc<User>> = Vec::new();
@@ -150,7 +152,7 @@ async fn random_histories_of_bulk_and_single_saves() {
             // Some Docs by one bulk save, the rest one by one.
             let split = rng.below(docs.len() + 1);
             let (bulk, single) = docs.split_at_mut(split);
-            let outcomes = users.bulk_save(bulk).await.unwrap();
+            let outcomes = users.bulk_save(bulk).path(path).await.unwrap();
             let (o, s) = judge(&users, bulk, outcomes, seed, step).await;
             (ok, stale) = (ok + o, stale + s);
             for doc in single.iter_mut() {
@@ -164,7 +166,7 @@ async fn random_histories_of_bulk_and_single_saves() {
                 for other in others.iter_mut() {
                     mutate(other, &mut rng);
                 }
-                let outcomes = users.bulk_save(&mut others).await.unwrap();
+                let outcomes = users.bulk_save(&mut others).path(path).await.unwrap();
                 let (o, s) = judge(&users, &mut others, outcomes, seed, step).await;
                 (ok, stale) = (ok + o, stale + s);
             }

@@ -1,11 +1,14 @@
 //! `Model::bulk_save` against the server: one bulk write per batch, one
 //! outcome per `Doc` (each as `save()` gives it), committed only where the
-//! write landed, refused before sending when the batch is bad.
+//! write landed, refused before sending when the batch is bad. Each test
+//! runs both ways a batch can go: the `bulkWrite` command, and the
+//! `insert` / `update` commands of servers older than MongoDB 8.0.
 
 mod common;
 
 use common::Monitored;
 use mongodb::bson::{Bson, Document as BsonDocument};
+use odm::__private::BulkPath;
 use odm::prelude::*;
 use odm::{BatchRefusal, DuplicateKeyError};
 use serde::{Deserialize, Serialize};
@@ -81,16 +84,54 @@ async fn all_stored<T: odm::Document>(
         .collect()
 }
 
+/// Runs each named test (an `async fn(BulkPath)`) both ways.
+macro_rules! both_paths {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            use super::*;
+
+            #[tokio::test]
+            async fn bulk_write() {
+                super::$name(BulkPath::BulkWrite).await
+            }
+
+            #[tokio::test]
+            async fn commands() {
+                super::$name(BulkPath::Commands).await
+            }
+        }
+    )*};
+}
+
+both_paths!(
+    a_thousand_docs_with_120_bad_ones,
+    a_copy_loaded_before_a_bulk_save_is_stale,
+    new_and_loaded_docs_mixed,
+    bad_batches_are_refused_before_sending,
+    inside_a_transaction,
+);
+
+/// The commands a batch of updates is sent as, the way `path` says.
+fn update_command(path: BulkPath) -> &'static str {
+    match path {
+        BulkPath::Commands => "update",
+        _ => "bulkWrite",
+    }
+}
+
 /// 1,000 loaded `Doc`s changed, of which 100 are stale (another writer
 /// bumped them), 10 take an email another document holds and 10 fail
 /// validation: exactly those 120 fail, each with its own error, and the
 /// 880 others are stored and committed, in one bulk write.
-#[tokio::test]
-async fn a_thousand_docs_with_120_bad_ones() {
-    let m = Monitored::new("bulk_1000").await;
+async fn a_thousand_docs_with_120_bad_ones(path: BulkPath) {
+    let m = Monitored::new(&format!("bulk_1000_{path:?}")).await;
     let accounts = Account::model(m.db());
     accounts.sync_indexes().await.unwrap();
-    let created = accounts.insert_many((0..1000).map(account)).await.unwrap();
+    let created = accounts
+        .insert_many((0..1000).map(account))
+        .path(path)
+        .await
+        .unwrap();
     assert!(created.iter().all(Result::is_ok));
     for n in 0..10 {
         accounts.create(account(5000 + n)).await.unwrap();
@@ -132,9 +173,18 @@ async fn a_thousand_docs_with_120_bad_ones() {
     let before = all_stored(&accounts).await;
 
     m.monitor.clear();
-    let outcomes = accounts.bulk_save(&mut docs).await.unwrap();
-    assert_eq!(m.monitor.started("bulkWrite"), 1, "one round trip");
-    assert_eq!(m.monitor.started("update") + m.monitor.started("insert"), 0);
+    let outcomes = accounts.bulk_save(&mut docs).path(path).await.unwrap();
+    // One write; the commands' count needs one read to tell the 100
+    // stale Docs from the 880 others.
+    assert_eq!(m.monitor.started(update_command(path)), 1, "one round trip");
+    let others = ["bulkWrite", "update", "insert"].iter();
+    let others: usize = others.map(|c| m.monitor.started(c)).sum();
+    assert_eq!(others, 1, "no other write");
+    let reads = match path {
+        BulkPath::Commands => 1,
+        _ => 0,
+    };
+    assert_eq!(m.monitor.started("find"), reads);
     assert_eq!(outcomes.len(), 1000);
 
     let stored = all_stored(&accounts).await;
@@ -183,16 +233,15 @@ async fn a_thousand_docs_with_120_bad_ones() {
 /// A copy loaded before a bulk save that changed the document, saved after
 /// it under optimistic_concurrency, fails with `Error::Version`; the stored
 /// document keeps the bulk save's write.
-#[tokio::test]
-async fn a_copy_loaded_before_a_bulk_save_is_stale() {
-    let m = Monitored::new("bulk_two_copies").await;
+async fn a_copy_loaded_before_a_bulk_save_is_stale(path: BulkPath) {
+    let m = Monitored::new(&format!("bulk_two_copies_{path:?}")).await;
     let accounts = Account::model(m.db());
     let value = account(1);
     accounts.create(value.clone()).await.unwrap();
     let mut other = accounts.find_by_id(value.id).await.unwrap().unwrap();
     let mut docs = vec![accounts.find_by_id(value.id).await.unwrap().unwrap()];
     docs[0].score = 7;
-    let outcomes = accounts.bulk_save(&mut docs).await.unwrap();
+    let outcomes = accounts.bulk_save(&mut docs).path(path).await.unwrap();
     assert!(outcomes[0].is_ok());
     let written = at_version(&*docs[0], 1);
 
@@ -214,9 +263,8 @@ async fn a_copy_loaded_before_a_bulk_save_is_stale() {
 /// New and loaded Docs in one batch: inserts get ids and timestamps, a
 /// loaded Doc with nothing to change is checked, a deleted document is
 /// not found, and each outcome is the one `save()` gives.
-#[tokio::test]
-async fn new_and_loaded_docs_mixed() {
-    let m = Monitored::new("bulk_mixed").await;
+async fn new_and_loaded_docs_mixed(path: BulkPath) {
+    let m = Monitored::new(&format!("bulk_mixed_{path:?}")).await;
     let notes = Note::model(m.db());
     let mut first = notes.new_doc(note("kept"));
     first.save().await.unwrap();
@@ -246,9 +294,17 @@ async fn new_and_loaded_docs_mixed() {
         notes.new_doc(note("new two")),
     ];
     m.monitor.clear();
-    let outcomes = notes.bulk_save(&mut docs).await.unwrap();
-    // One write, and one read settles the Docs that had nothing to write.
-    assert_eq!(m.monitor.started("bulkWrite"), 1);
+    let outcomes = notes.bulk_save(&mut docs).path(path).await.unwrap();
+    // One write (the commands: one insert, one update), and one read
+    // settles the Docs that had nothing to write (and, for the commands,
+    // which update matched).
+    match path {
+        BulkPath::Commands => {
+            assert_eq!(m.monitor.started("insert"), 1);
+            assert_eq!(m.monitor.started("update"), 1);
+        }
+        _ => assert_eq!(m.monitor.started("bulkWrite"), 1),
+    }
     assert_eq!(m.monitor.started("find"), 1);
     assert!(
         outcomes[0].is_ok() && outcomes[1].is_ok() && outcomes[4].is_ok() && outcomes[5].is_ok(),
@@ -287,9 +343,8 @@ async fn new_and_loaded_docs_mixed() {
 
 /// A `_id` given twice, or a `Doc` of another collection, refuses the
 /// whole batch before anything is sent; an empty batch sends nothing.
-#[tokio::test]
-async fn bad_batches_are_refused_before_sending() {
-    let m = Monitored::new("bulk_refused").await;
+async fn bad_batches_are_refused_before_sending(path: BulkPath) {
+    let m = Monitored::new(&format!("bulk_refused_{path:?}")).await;
     let accounts = Account::model(m.db());
     let value = account(1);
     accounts.create(value.clone()).await.unwrap();
@@ -298,7 +353,7 @@ async fn bad_batches_are_refused_before_sending() {
     b.score = 2;
     let mut docs = vec![accounts.new_doc(account(2)), a, b];
     m.monitor.clear();
-    match accounts.bulk_save(&mut docs).await {
+    match accounts.bulk_save(&mut docs).path(path).await {
         Err(Error::Batch(e)) => {
             assert_eq!(e.position, 2);
             assert_eq!(e.reason, BatchRefusal::Repeated { first: 1 });
@@ -317,6 +372,7 @@ async fn bad_batches_are_refused_before_sending() {
     let twice = account(3);
     let refused = accounts
         .insert_many([twice.clone(), account(4), twice])
+        .path(path)
         .await;
     assert!(
         matches!(refused, Err(Error::Batch(e)) if e.reason == BatchRefusal::Repeated { first: 0 })
@@ -324,7 +380,7 @@ async fn bad_batches_are_refused_before_sending() {
 
     let elsewhere = Account::model(&m.client().database(&format!("{}_other", m.db().name())));
     let mut docs = vec![accounts.new_doc(account(5)), elsewhere.new_doc(account(6))];
-    match accounts.bulk_save(&mut docs).await {
+    match accounts.bulk_save(&mut docs).path(path).await {
         Err(Error::Batch(e)) => {
             assert_eq!(e.position, 1);
             assert!(
@@ -337,17 +393,26 @@ async fn bad_batches_are_refused_before_sending() {
     assert!(m.monitor.all().is_empty(), "nothing sent");
 
     let none: &mut [Doc<Account>] = &mut [];
-    assert!(accounts.bulk_save(none).await.unwrap().is_empty());
-    assert!(accounts.insert_many([]).await.unwrap().is_empty());
+    assert!(accounts
+        .bulk_save(none)
+        .path(path)
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(accounts
+        .insert_many([])
+        .path(path)
+        .await
+        .unwrap()
+        .is_empty());
     assert!(m.monitor.all().is_empty(), "an empty batch sends nothing");
     assert_eq!(accounts.count(doc! {}).await.unwrap(), 1);
     m.finish().await;
 }
 
 /// Inside a session's transaction: committed with it.
-#[tokio::test]
-async fn inside_a_transaction() {
-    let m = Monitored::new("bulk_session").await;
+async fn inside_a_transaction(path: BulkPath) {
+    let m = Monitored::new(&format!("bulk_session_{path:?}")).await;
     let accounts = Account::model(m.db());
     accounts.create(account(0)).await.unwrap();
     let mut session = m.client().start_session().await.unwrap();
@@ -355,6 +420,7 @@ async fn inside_a_transaction() {
     let mut docs: Vec<_> = (1..4).map(|n| accounts.new_doc(account(n))).collect();
     let outcomes = accounts
         .bulk_save(&mut docs)
+        .path(path)
         .session(&mut session)
         .await
         .unwrap();
@@ -362,6 +428,7 @@ async fn inside_a_transaction() {
     let inserted = accounts
         .insert_many([account(4)])
         .session(&mut session)
+        .path(path)
         .await
         .unwrap();
     assert!(inserted[0].is_ok());

@@ -12,8 +12,8 @@ use common::Monitored;
 use futures_util::StreamExt;
 use mongodb::bson::{doc, Bson};
 use odm::prelude::*;
-use odm::testing::TestDb;
 use odm::watch::{ChangeEvent, ChangeStream, OperationType, ResumeToken, WatchErrorKind};
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]

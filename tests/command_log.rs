@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use common::Monitored;
 use mongodb::bson::doc;
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 use tracing::field::{Field, Visit};
 use tracing::instrument::WithSubscriber;
@@ -240,8 +240,7 @@ async fn no_credential_is_ever_logged() {
         )
         .await
         .unwrap();
-    let uri =
-        odm::testing::uri().replacen("mongodb://", "mongodb://odm-log-user:pa55-w0rd-xyz@", 1);
+    let uri = odm_testing::uri().replacen("mongodb://", "mongodb://odm-log-user:pa55-w0rd-xyz@", 1);
     let client = mongodb::Client::with_uri_str(&uri).await.unwrap();
     let users = User::model(&client.database(t.db.name()));
     let capture = Capture::new(Level::TRACE);

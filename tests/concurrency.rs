@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use common::*;
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use tokio::sync::Barrier;
 
 const TASKS: usize = 50;

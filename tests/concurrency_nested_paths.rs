@@ -14,7 +14,7 @@ use std::sync::Arc;
 use common::{stored, two_copies, with_parents};
 
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Barrier;
 

@@ -6,7 +6,7 @@
 #[allow(dead_code)] // what only the example uses (the full size, its preamble)
 mod scenarios;
 
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_odm_row_of_the_quick_demo_is_right() {

@@ -156,3 +156,28 @@ fn the_public_documentation_uses_no_project_internal_word() {
         "project-internal words in public docs: {found:#?}"
     );
 }
+
+/// The local test server lives in the test support (`odm-testing`), not in
+/// the runtime: odm has no feature or dependency for it, and no file points
+/// users at a module of odm that no longer exists.
+#[test]
+fn the_runtime_carries_no_test_server() {
+    let manifest = std::fs::read_to_string(root().join("odm/Cargo.toml")).unwrap();
+    for word in ["libc", "testing = ["] {
+        assert!(
+            !manifest
+                .lines()
+                .any(|l| !l.starts_with('#') && l.contains(word)),
+            "odm/Cargo.toml still has {word:?}"
+        );
+    }
+    let old = concat!("odm::", "testing");
+    let mut found = Vec::new();
+    for file in files(&["md", "rs", "toml"]) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        if text.contains(old) {
+            found.push(file.display().to_string());
+        }
+    }
+    assert!(found.is_empty(), "files naming {old}: {found:#?}");
+}

@@ -13,8 +13,8 @@ use mongodb::bson::{doc, Bson};
 use mongodb::error::{ErrorKind, WriteFailure};
 use mongodb::options::InsertOneModel;
 use odm::prelude::*;
-use odm::testing::TestDb;
 use odm::{DuplicateKeyError, IndexError};
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]

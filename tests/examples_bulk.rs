@@ -1,7 +1,7 @@
 //! The many-documents examples run against the server: each is the
 //! example's own module, so it cannot rot without this failing.
 
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 
 #[path = "../examples/features/bulk_save.rs"]
 mod bulk_save;

@@ -1,7 +1,7 @@
 //! The pagination and aggregation example runs against the server: the
 //! example's own module, so it cannot rot without this failing.
 
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 
 #[path = "../examples/features/pages.rs"]
 mod pages;

@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 
 #[path = "../examples/features/upsert.rs"]
 mod upsert;

@@ -1,5 +1,7 @@
 //! `bulk_save` under each fault of the fault matrix (`failCommand` on the
-//! `bulkWrite` command, scoped to the test's client): a closed connection,
+//! `bulkWrite` command, or on the `update` command for servers older than
+//! MongoDB 8.0: each test runs both ways; scoped to the test's client): a
+//! closed connection,
 //! a retryable error, a write concern error (the writes ARE applied) and a
 //! non-retryable error.
 //!
@@ -15,6 +17,7 @@ use std::collections::HashMap;
 use common::faults::assert_reported;
 use common::{Fault, Monitored};
 use mongodb::bson::Document as BsonDocument;
+use odm::__private::BulkPath;
 use odm::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -69,6 +72,35 @@ async fn all_stored<T: odm::Document>(model: &Model<T>) -> HashMap<ObjectId, Bso
         .collect()
 }
 
+/// Runs each named test (an `async fn(BulkPath)`) both ways.
+macro_rules! both_paths {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            use super::*;
+
+            #[tokio::test]
+            async fn bulk_write() {
+                super::$name(BulkPath::BulkWrite).await
+            }
+
+            #[tokio::test]
+            async fn commands() {
+                super::$name(BulkPath::Commands).await
+            }
+        }
+    )*};
+}
+
+both_paths!(the_thousand_under_each_fault, pushes_under_each_fault);
+
+/// The command a batch of updates is sent as, the way `path` says.
+fn update_command(path: BulkPath) -> &'static str {
+    match path {
+        BulkPath::Commands => "update",
+        _ => "bulkWrite",
+    }
+}
+
 /// Which of the 1,000: 100 stale, 10 taking a held email, 10 invalid.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Kind {
@@ -88,9 +120,13 @@ fn kind(i: usize) -> Kind {
 }
 
 /// The 1,000 `Doc`s, loaded and changed, 100 of them made stale.
-async fn thousand(accounts: &Model<Account>) -> Vec<Doc<Account>> {
+async fn thousand(accounts: &Model<Account>, path: BulkPath) -> Vec<Doc<Account>> {
     accounts.collection().delete_many(doc! {}).await.unwrap();
-    let created = accounts.insert_many((0..1000).map(account)).await.unwrap();
+    let created = accounts
+        .insert_many((0..1000).map(account))
+        .path(path)
+        .await
+        .unwrap();
     let mut docs: Vec<Doc<Account>> = created.into_iter().map(Result::unwrap).collect();
     for n in 0..10 {
         accounts.create(account(5000 + n)).await.unwrap();
@@ -124,21 +160,24 @@ fn assert_own_error(i: usize, outcome: &odm::Result<()>) {
     }
 }
 
-#[tokio::test]
-async fn the_thousand_under_each_fault() {
-    let Some(m) = Monitored::with_fail_points("bulk_faults").await else {
+async fn the_thousand_under_each_fault(path: BulkPath) {
+    let Some(m) = Monitored::with_fail_points(&format!("bulk_faults_{path:?}")).await else {
         return;
     };
     let accounts = Account::model(m.db());
     accounts.sync_indexes().await.unwrap();
     for fault in Fault::ALL {
-        let mut docs = thousand(&accounts).await;
+        let mut docs = thousand(&accounts, path).await;
         let pending: Vec<_> = docs.iter().map(|d| d.changes()).collect();
         let intended: Vec<BsonDocument> = docs.iter().map(|d| at_version(&**d, 1)).collect();
         let before = all_stored(&accounts).await;
 
         let outcomes = m
-            .with_fault("bulkWrite", fault, accounts.bulk_save(&mut docs))
+            .with_fault(
+                update_command(path),
+                fault,
+                accounts.bulk_save(&mut docs).path(path),
+            )
             .await
             .unwrap();
         let stored = all_stored(&accounts).await;
@@ -178,7 +217,7 @@ async fn the_thousand_under_each_fault() {
         }
 
         // The retry, without the fault: every write lands exactly once.
-        let outcomes = accounts.bulk_save(&mut docs).await.unwrap();
+        let outcomes = accounts.bulk_save(&mut docs).path(path).await.unwrap();
         let stored = all_stored(&accounts).await;
         let mut ok = 0;
         for (i, (doc, outcome)) in docs.iter_mut().zip(&outcomes).enumerate() {
@@ -220,9 +259,8 @@ async fn the_thousand_under_each_fault() {
 /// A default-mode push does not check the version; after a fault that may
 /// have applied it, the next bulk save of that `Doc` checks it, so a push
 /// that landed is not pushed twice.
-#[tokio::test]
-async fn pushes_under_each_fault() {
-    let Some(m) = Monitored::with_fail_points("bulk_push_faults").await else {
+async fn pushes_under_each_fault(path: BulkPath) {
+    let Some(m) = Monitored::with_fail_points(&format!("bulk_push_faults_{path:?}")).await else {
         return;
     };
     let items = Item::model(m.db());
@@ -235,6 +273,7 @@ async fn pushes_under_each_fault() {
             .collect();
         let mut docs: Vec<_> = items
             .insert_many(values)
+            .path(path)
             .await
             .unwrap()
             .into_iter()
@@ -245,7 +284,11 @@ async fn pushes_under_each_fault() {
         }
         let intended: Vec<_> = docs.iter().map(|d| at_version(&**d, 1)).collect();
         let err = m
-            .with_fault("bulkWrite", fault, items.bulk_save(&mut docs))
+            .with_fault(
+                update_command(path),
+                fault,
+                items.bulk_save(&mut docs).path(path),
+            )
             .await
             .unwrap_err();
         assert_reported(&err, fault);
@@ -253,7 +296,7 @@ async fn pushes_under_each_fault() {
             fault,
             Fault::Closed | Fault::WriteConcern | Fault::Retryable
         ) && docs[0].changes().unwrap().0.contains_key("__v");
-        let retried = items.bulk_save(&mut docs).await.unwrap();
+        let retried = items.bulk_save(&mut docs).path(path).await.unwrap();
         let stored = all_stored(&items).await;
         for (i, doc) in docs.iter_mut().enumerate() {
             if fault.applies() {

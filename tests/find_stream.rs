@@ -13,7 +13,7 @@ use common::Monitored;
 use futures_util::{StreamExt, TryStreamExt};
 use mongodb::bson::{doc, Bson, Document as BsonDocument};
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 /// The system allocator, counting the bytes in use and their peak.

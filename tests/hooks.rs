@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex};
 
 use common::Monitored;
 use odm::prelude::*;
-use odm::testing::TestDb;
 use odm::{HookContext, Hooks};
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 /// What the hooks saw, shared by the copies of one test's account.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use mongodb::bson::{doc, Document as BsonDocument};
 use odm::index::IndexErrorKind;
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Barrier;
 

@@ -7,7 +7,7 @@ use mongodb::bson::{doc, Document as BsonDocument};
 use mongodb::IndexModel;
 use odm::index::{IndexError, IndexErrorKind};
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]

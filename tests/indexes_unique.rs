@@ -7,8 +7,8 @@ mod common;
 use common::Race;
 use mongodb::bson::{doc, Document as BsonDocument};
 use odm::prelude::*;
-use odm::testing::TestDb;
 use odm::DuplicateKeyError;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]

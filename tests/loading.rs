@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 
 #[tokio::test]
 async fn find_count_and_find_one() {

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use common::stored;
 use odm::bson::{Bson, Document as BsonDocument, RawDocumentBuf};
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]

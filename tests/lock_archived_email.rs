@@ -11,7 +11,7 @@ use common::Race;
 use mongodb::bson::DateTime;
 use odm::lock::Leases;
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
@@ -81,7 +81,7 @@ async fn fifty_registrations_of_one_email_leave_one_active_account_per_round() {
     // Each contender acts as its own instance: its own client and handles.
     let mut instances = Vec::new();
     for _ in 0..CONTENDERS {
-        let client = odm::testing::client().await;
+        let client = odm_testing::client().await;
         let db = client.database(t.db.name());
         instances.push(Arc::new((
             client,

@@ -9,7 +9,7 @@ use mongodb::options::IndexOptions;
 use mongodb::IndexModel;
 use odm::lock::{Lease, Leases};
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 /// A closed model: loading must not choke on the stored `__fence`.

@@ -11,8 +11,8 @@ use std::time::Duration;
 use common::{Monitored, Race};
 use mongodb::bson::{doc, Bson, DateTime, Document};
 use odm::lock::Leases;
-use odm::testing::TestDb;
 use odm::Error;
+use odm_testing::TestDb;
 
 const LONG: Duration = Duration::from_secs(30);
 

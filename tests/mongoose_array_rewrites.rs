@@ -13,7 +13,7 @@ use mongoose_support::{
 };
 use odm::bson::Bson;
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 // versioning.test.js: it('increments version when modifying mixed array')

@@ -12,7 +12,7 @@ use std::future::IntoFuture;
 use mongoose_support::{expect_version, guarded, rewriting, stored, with_parents};
 use odm::bson::Bson;
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 /// A sub-document with its own `_id`, as Mongoose gives every array sub-doc.

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use mongoose_support::{expect_version, stored, with_parents};
 use odm::bson::Document as BsonDoc;
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 async fn create<T: Document>(t: &TestDb, value: T) -> (Model<T>, Doc<T>) {

@@ -10,7 +10,7 @@ mod mongoose_support;
 use mongoose_support::{expect_version, stored};
 use odm::bson::Document as BsonDoc;
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 async fn create<T: Document>(t: &TestDb, value: T) -> (Model<T>, Doc<T>) {

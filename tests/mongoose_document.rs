@@ -8,7 +8,7 @@ mod mongoose_support;
 
 use mongoose_support::{expect_not_found, expect_version, guarded, stored};
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Serialize, Deserialize, Document)]

@@ -11,7 +11,7 @@ mod common;
 use common::stored;
 use odm::bson::{doc, Bson, Document as BsonDocument};
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

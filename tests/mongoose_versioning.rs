@@ -14,7 +14,7 @@ use mongoose_support::{
     expect_version, guarded, item, items_bson, rewriting, stored, with_parents, Item,
 };
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 // versioning.test.js: it('versioning without version key')

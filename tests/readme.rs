@@ -38,10 +38,10 @@ fn the_readme_program_is_the_readme_example() {
 #[test]
 fn the_readme_program_runs() {
     // The program reads MONGODB_URI: point it at the server under test.
-    let uri = odm::testing::uri();
+    let uri = odm_testing::uri();
     // SAFETY: the only test of this binary that reads the environment.
     unsafe { std::env::set_var("MONGODB_URI", &uri) };
     let outcome = readme::run();
-    odm::testing::stop();
+    odm_testing::stop();
     outcome.expect("the README program runs");
 }

@@ -8,7 +8,7 @@ use common::bson::to_bson;
 use common::*;
 use odm::bson::Bson;
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 
 /// Creates a post, loads it back, applies `change`, checks the update it
 /// sends, saves, and returns the stored document and the in-memory version.

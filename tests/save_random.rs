@@ -6,8 +6,8 @@
 //! stored version equals `version()` and nothing is pending. A stale copy's
 //! save either fails with `Error::Version` and leaves the store and the copy
 //! untouched, or lands exactly as its `(filter, update)` applied by MongoDB
-//! would (an interpreter below), without losing a saved write of the other
-//! copy beyond what save-rules.md allows.
+//! would (the update interpreter, `odm_testing::update`), without losing a
+//! saved write of the other copy beyond what save-rules.md allows.
 //!
 //! `ODM_RANDOM_SEED` (decimal or `0x` hex) repeats a run: history 0 of every
 //! shape uses that seed, history `i` `splitmix64(seed + i)`; a failure
@@ -38,7 +38,9 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use common::bson::to_document;
 use odm::bson::{Bson, Document as BsonDocument};
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::random::{self, splitmix64};
+use odm_testing::update::{apply, mongo_eq};
+use odm_testing::TestDb;
 use serde::de::{self, Deserializer, Unexpected, Visitor};
 use serde::{Deserialize, Serialize};
 
@@ -50,9 +52,10 @@ const VERSION_KEY: &str = "__v";
 // ---------------------------------------------------------------------------
 // The generator
 
-/// splitmix64, and the history's flavour.
+/// The workspace's one seeded generator (`odm_testing::random`), and the
+/// history's flavour.
 struct Rng {
-    state: u64,
+    inner: random::Rng,
     /// About a third of the histories stay clear of the awkward inputs of
     /// issue 9 (keys that are not paths, fields missing from the store,
     /// values equal across types or signs): plain histories reach deeper
@@ -60,62 +63,25 @@ struct Rng {
     plain: bool,
 }
 
-fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 impl Rng {
     fn new(seed: u64) -> Rng {
-        let mut rng = Rng {
-            state: seed,
-            plain: false,
-        };
-        rng.plain = rng.chance(33);
-        rng
+        let mut inner = random::Rng::new(seed);
+        let plain = inner.chance(33);
+        Rng { inner, plain }
     }
+}
 
-    fn next(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(1);
-        splitmix64(self.state)
+impl std::ops::Deref for Rng {
+    type Target = random::Rng;
+
+    fn deref(&self) -> &random::Rng {
+        &self.inner
     }
+}
 
-    /// `0..n`; `n > 0`.
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-
-    fn pick<T: Clone>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len())].clone()
-    }
-
-    /// An index into `weights`, with those weights.
-    fn weighted(&mut self, weights: &[usize]) -> usize {
-        let total: usize = weights.iter().sum();
-        let mut r = self.below(total);
-        for (i, w) in weights.iter().enumerate() {
-            if r < *w {
-                return i;
-            }
-            r -= w;
-        }
-        weights.len() - 1
-    }
-
-    /// Deterministic, so a seed replays the same ids.
-    fn object_id(&mut self) -> ObjectId {
-        let a = self.next().to_be_bytes();
-        let b = self.next().to_be_bytes();
-        let mut bytes = [0u8; 12];
-        bytes[..8].copy_from_slice(&a);
-        bytes[8..].copy_from_slice(&b[..4]);
-        ObjectId::from_bytes(bytes)
+impl std::ops::DerefMut for Rng {
+    fn deref_mut(&mut self) -> &mut random::Rng {
+        &mut self.inner
     }
 }
 
@@ -318,8 +284,8 @@ struct Maps {
 }
 
 fn key(rng: &mut Rng) -> String {
-    rng.pick(if rng.plain { PLAIN_KEYS } else { KEYS })
-        .to_string()
+    let keys = if rng.plain { PLAIN_KEYS } else { KEYS };
+    rng.pick(keys).to_string()
 }
 
 fn is_awkward(k: &str) -> bool {
@@ -1401,252 +1367,12 @@ fn kind_path(path: &str) -> String {
         .join(".")
 }
 
-fn number(b: &Bson) -> Option<(Option<i64>, f64)> {
-    match b {
-        Bson::Int32(i) => Some((Some(i64::from(*i)), f64::from(*i))),
-        Bson::Int64(i) => Some((Some(*i), *i as f64)),
-        Bson::Double(f) => Some((None, *f)),
-        _ => None,
-    }
-}
-
-/// Equality as MongoDB compares values in queries and `$pullAll`: numbers
-/// by value across types and signs (NaN equals NaN), document fields in
-/// order.
-fn mongo_eq(a: &Bson, b: &Bson) -> bool {
-    if let (Some(x), Some(y)) = (number(a), number(b)) {
-        return match (x, y) {
-            ((Some(i), _), (Some(j), _)) => i == j,
-            ((_, f), (_, g)) => f == g || (f.is_nan() && g.is_nan()),
-        };
-    }
-    match (a, b) {
-        (Bson::Document(x), Bson::Document(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y.iter())
-                    .all(|((k1, v1), (k2, v2))| k1 == k2 && mongo_eq(v1, v2))
-        }
-        (Bson::Array(x), Bson::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| mongo_eq(x, y))
-        }
-        _ => a == b,
-    }
-}
-
+/// The integer `b` holds (Int32 or Int64).
 fn as_i64(b: Option<&Bson>) -> Option<i64> {
-    b.and_then(number).and_then(|(i, _)| i)
-}
-
-// ---------------------------------------------------------------------------
-// The update interpreter: what MongoDB does with the operators odm emits
-
-fn slot<'a>(
-    cur: &'a mut Bson,
-    parts: &[&str],
-    create: bool,
-) -> Result<Option<&'a mut Bson>, String> {
-    let Some((first, rest)) = parts.split_first() else {
-        return Ok(Some(cur));
-    };
-    match cur {
-        Bson::Document(d) => {
-            if !d.contains_key(*first) {
-                if !create {
-                    return Ok(None);
-                }
-                let fresh = if rest.is_empty() {
-                    Bson::Null
-                } else {
-                    Bson::Document(BsonDocument::new())
-                };
-                d.insert(*first, fresh);
-            }
-            slot(d.get_mut(*first).expect("inserted"), rest, create)
-        }
-        Bson::Array(a) => {
-            let i: usize = first
-                .parse()
-                .map_err(|_| format!("cannot use the part {first:?} to traverse an array"))?;
-            if i >= a.len() {
-                if !create {
-                    return Ok(None);
-                }
-                a.resize(i + 1, Bson::Null);
-                if !rest.is_empty() {
-                    a[i] = Bson::Document(BsonDocument::new());
-                }
-            }
-            slot(&mut a[i], rest, create)
-        }
-        other => Err(format!(
-            "cannot create field {first:?} in element {}",
-            sb(other)
-        )),
-    }
-}
-
-fn target<'a>(
-    root: &'a mut Bson,
-    path: &str,
-    create: bool,
-) -> Result<Option<&'a mut Bson>, String> {
-    let parts: Vec<&str> = path.split('.').collect();
-    slot(root, &parts, create)
-}
-
-fn array_at<'a>(
-    root: &'a mut Bson,
-    path: &str,
-    create: bool,
-) -> Result<Option<&'a mut Vec<Bson>>, String> {
-    match target(root, path, create)? {
-        None => Ok(None),
-        Some(b) => {
-            if create && matches!(b, Bson::Null) {
-                *b = Bson::Array(Vec::new());
-            }
-            match b {
-                Bson::Array(a) => Ok(Some(a)),
-                other => Err(format!("{path} is not an array: {}", sb(other))),
-            }
-        }
-    }
-}
-
-/// Does the `$pull` condition `cond` match `elem`?
-fn pull_matches(elem: &Bson, cond: &Bson) -> Result<bool, String> {
-    let Bson::Document(c) = cond else {
-        return Ok(mongo_eq(elem, cond));
-    };
-    if c.keys().any(|k| k.starts_with('$')) {
-        return field_matches(Some(elem), c);
-    }
-    let Bson::Document(e) = elem else {
-        return Ok(false);
-    };
-    for (field, want) in c {
-        let ok = match want {
-            Bson::Document(ops) if ops.keys().any(|k| k.starts_with('$')) => {
-                field_matches(e.get(field), ops)?
-            }
-            want => e.get(field).is_some_and(|v| mongo_eq(v, want)),
-        };
-        if !ok {
-            return Ok(false);
-        }
-    }
-    Ok(true)
-}
-
-fn field_matches(value: Option<&Bson>, ops: &BsonDocument) -> Result<bool, String> {
-    for (op, arg) in ops {
-        let ok = match op.as_str() {
-            "$in" => {
-                let list = arg.as_array().ok_or("$in needs an array")?;
-                value.is_some_and(|v| list.iter().any(|x| mongo_eq(v, x)))
-            }
-            "$eq" => value.is_some_and(|v| mongo_eq(v, arg)),
-            other => return Err(format!("the interpreter does not know {other} in $pull")),
-        };
-        if !ok {
-            return Ok(false);
-        }
-    }
-    Ok(true)
-}
-
-fn inc(cur: Option<&Bson>, by: &Bson) -> Result<Bson, String> {
-    Ok(match (cur, by) {
-        (None | Some(Bson::Null), by) => by.clone(),
-        (Some(Bson::Int32(a)), Bson::Int32(b)) => match a.checked_add(*b) {
-            Some(x) => Bson::Int32(x),
-            None => Bson::Int64(i64::from(*a) + i64::from(*b)),
-        },
-        (Some(Bson::Int32(a)), Bson::Int64(b)) => Bson::Int64(i64::from(*a) + b),
-        (Some(Bson::Int64(a)), Bson::Int32(b)) => Bson::Int64(a + i64::from(*b)),
-        (Some(Bson::Int64(a)), Bson::Int64(b)) => Bson::Int64(a + b),
-        (Some(a), b) => match (number(a), number(b)) {
-            (Some((_, x)), Some((_, y))) => Bson::Double(x + y),
-            _ => return Err(format!("cannot $inc {a} by {b}")),
-        },
-    })
-}
-
-/// `update` applied to `doc` as MongoDB would.
-fn apply_update(doc: &BsonDocument, update: &BsonDocument) -> Result<BsonDocument, String> {
-    let mut root = Bson::Document(doc.clone());
-    for (op, spec) in update {
-        let spec = spec
-            .as_document()
-            .ok_or_else(|| format!("{op} takes a document"))?;
-        for (path, val) in spec {
-            match op.as_str() {
-                "$set" => {
-                    let slot = target(&mut root, path, true)?.expect("created");
-                    *slot = val.clone();
-                }
-                "$unset" => {
-                    let parts: Vec<&str> = path.split('.').collect();
-                    let (last, parent) = parts.split_last().expect("a path");
-                    match slot(&mut root, parent, false)? {
-                        Some(Bson::Document(d)) => {
-                            d.remove(*last);
-                        }
-                        Some(Bson::Array(a)) => {
-                            if let Some(x) = last.parse::<usize>().ok().and_then(|i| a.get_mut(i)) {
-                                *x = Bson::Null;
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                "$inc" => {
-                    let slot = target(&mut root, path, true)?.expect("created");
-                    let cur = (!matches!(slot, Bson::Null)).then(|| slot.clone());
-                    *slot = inc(cur.as_ref(), val)?;
-                }
-                "$push" => {
-                    let items = match val {
-                        Bson::Document(d) if d.keys().any(|k| k.starts_with('$')) => {
-                            if d.len() != 1 || !d.contains_key("$each") {
-                                return Err(format!(
-                                    "$push modifiers the interpreter does not know: {}",
-                                    sd(d)
-                                ));
-                            }
-                            d.get_array("$each").map_err(|e| e.to_string())?.clone()
-                        }
-                        v => vec![v.clone()],
-                    };
-                    array_at(&mut root, path, true)?
-                        .expect("created")
-                        .extend(items);
-                }
-                "$pullAll" => {
-                    let values = val.as_array().ok_or("$pullAll takes an array")?;
-                    if let Some(a) = array_at(&mut root, path, false)? {
-                        a.retain(|x| !values.iter().any(|v| mongo_eq(x, v)));
-                    }
-                }
-                "$pull" => {
-                    if let Some(a) = array_at(&mut root, path, false)? {
-                        let mut kept = Vec::with_capacity(a.len());
-                        for x in a.drain(..) {
-                            if !pull_matches(&x, val)? {
-                                kept.push(x);
-                            }
-                        }
-                        *a = kept;
-                    }
-                }
-                other => return Err(format!("the interpreter does not know {other}")),
-            }
-        }
-    }
-    match root {
-        Bson::Document(d) => Ok(d),
-        _ => unreachable!(),
+    match b {
+        Some(Bson::Int32(i)) => Some(i64::from(*i)),
+        Some(Bson::Int64(i)) => Some(*i),
+        _ => None,
     }
 }
 
@@ -2397,7 +2123,7 @@ async fn history<S: Shape>(model: Model<S>, seed: u64) -> Result<(), Failure> {
                 }
                 let (expected, bumped) = match &b_changes {
                     Some((_, update)) => (
-                        apply_update(&pre_b, update).map_err(|e| {
+                        apply(&pre_b, update).map_err(|e| {
                             cx.fail(
                                 format!("stale B: the interpreter refused B's update: {e}"),
                                 ctx_text(),

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use common::{rewriting, Monitored};
 use odm::bson::{doc, Bson, Document as BsonDocument};
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 /// Loads the stored document and checks it equals `doc` in memory, with

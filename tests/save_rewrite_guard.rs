@@ -12,7 +12,7 @@ use std::future::IntoFuture;
 use common::{rewriting, stored, two_copies, with_parents};
 use odm::bson::{doc, Bson};
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]

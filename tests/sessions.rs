@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 #[tokio::test]

@@ -3,7 +3,7 @@
 //! type (a trait bound), not its spelling.
 
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 type Tags = Vec<String>;

@@ -1,5 +1,5 @@
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]

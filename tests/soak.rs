@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use odm::lock::Leases;
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Barrier;
 

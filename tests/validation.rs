@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use common::Monitored;
 use mongodb::bson::{doc, Document as BsonDocument};
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]

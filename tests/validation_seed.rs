@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use mongodb::bson::doc;
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Barrier;
 

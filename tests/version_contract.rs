@@ -10,7 +10,7 @@ mod common;
 use common::{post, stored, user, Post, User};
 use mongodb::bson::{Bson, Document as BsonDocument};
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 
 /// The write paths under test, each changing a document another copy holds.
 #[derive(Debug, Clone, Copy)]

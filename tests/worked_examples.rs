@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use odm::bson::Bson;
 use odm::prelude::*;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 
 fn ints(values: &[i32]) -> Vec<Bson> {
     values.iter().map(|v| Bson::Int32(*v)).collect()

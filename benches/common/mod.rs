@@ -13,38 +13,9 @@ use odm::bson::DateTime;
 use odm::prelude::*;
 use serde::{Deserialize, Serialize};
 
-/// SplitMix64: small, fast, and the same sequence on every machine.
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator with a fixed seed.
-    pub fn new(seed: u64) -> Self {
-        Rng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// `len` random lowercase letters and spaces.
-    pub fn string(&mut self, len: usize) -> String {
-        const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz ";
-        (0..len)
-            .map(|_| ALPHABET[(self.next_u64() % ALPHABET.len() as u64) as usize] as char)
-            .collect()
-    }
-
-    pub fn object_id(&mut self) -> ObjectId {
-        let mut bytes = [0u8; 12];
-        bytes[..8].copy_from_slice(&self.next_u64().to_le_bytes());
-        bytes[8..].copy_from_slice(&self.next_u64().to_le_bytes()[..4]);
-        ObjectId::from_bytes(bytes)
-    }
-}
+/// The workspace's one seeded generator (splitmix64): the same documents,
+/// byte for byte, on every run and machine.
+pub use odm_testing::random::Rng;
 
 /// `ODM_BENCH_QUICK=1` (any value but empty or `0`): every bench runs in its
 /// short mode, a few ops per row with all its checks, in seconds.
@@ -130,9 +101,9 @@ pub struct Article {
 pub fn small(rng: &mut Rng) -> Small {
     Small {
         id: rng.object_id(),
-        name: rng.string(16),
-        email: rng.string(24),
-        city: rng.string(12),
+        name: rng.letters(16),
+        email: rng.letters(24),
+        city: rng.letters(12),
         status: "active".into(),
         age: 33,
         score: 1234.5,
@@ -146,8 +117,8 @@ pub fn small(rng: &mut Rng) -> Small {
 pub fn comment(rng: &mut Rng, i: usize) -> Comment {
     Comment {
         id: rng.object_id(),
-        author: rng.string(10),
-        text: rng.string(55),
+        author: rng.letters(10),
+        text: rng.letters(55),
         likes: (i % 17) as i32,
     }
 }
@@ -156,16 +127,16 @@ pub fn comment(rng: &mut Rng, i: usize) -> Comment {
 pub fn article(rng: &mut Rng, comments: usize) -> Article {
     Article {
         id: rng.object_id(),
-        title: rng.string(60),
-        slug: rng.string(60),
-        author: rng.string(20),
-        email: rng.string(28),
-        category: rng.string(12),
-        summary: rng.string(200),
-        body: rng.string(600),
+        title: rng.letters(60),
+        slug: rng.letters(60),
+        author: rng.letters(20),
+        email: rng.letters(28),
+        category: rng.letters(12),
+        summary: rng.letters(200),
+        body: rng.letters(600),
         lang: "en".into(),
         status: "published".into(),
-        source: rng.string(40),
+        source: rng.letters(40),
         views: 1000,
         score: 42.5,
         rating: 4,
@@ -177,7 +148,9 @@ pub fn article(rng: &mut Rng, comments: usize) -> Article {
         created_at: date(0),
         updated_at: date(60_000),
         comments: (0..comments).map(|i| comment(rng, i)).collect(),
-        tags: (0..20).map(|_| format!("tag-{}", rng.string(14))).collect(),
+        tags: (0..20)
+            .map(|_| format!("tag-{}", rng.letters(14)))
+            .collect(),
     }
 }
 

@@ -118,7 +118,7 @@ the race window, it does not create it. Each round runs its tasks at once (tokio
 pub async fn run(db: &Database, size: Size) -> odm::Result<Vec<Report>> {
     let mut clients = Vec::new();
     for _ in 0..3 {
-        clients.push(odm::testing::client().await);
+        clients.push(odm_testing::client().await);
     }
     let ctx = Ctx {
         db: db.clone(),

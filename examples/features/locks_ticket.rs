@@ -101,7 +101,7 @@ pub async fn run(db: &mongodb::Database) -> odm::Result<Outcome> {
     let many = clicks(&orders, 3, || {
         let name = name.clone();
         async move {
-            let client = odm::testing::client().await;
+            let client = odm_testing::client().await;
             let db = client.database(&name);
             let leases = Leases::new(&db, "locks");
             let lease = leases

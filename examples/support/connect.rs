@@ -2,7 +2,7 @@
 //! `mongodb::Client` built from `MONGODB_URI`.
 //!
 //! Only when `MONGODB_URI` is unset does an example fall back to the local
-//! test server (`odm::testing`, the `testing` feature: it installs
+//! test server (the workspace's test support, `odm-testing`: it installs
 //! SecantusDB with pip on first use and starts it, printing its progress,
 //! and stops it at exit), and it says so. In an application, build the
 //! client from your own configuration and leave this fallback out.
@@ -14,15 +14,15 @@
 pub fn uri() -> String {
     match std::env::var("MONGODB_URI") {
         Ok(uri) if !uri.is_empty() => {
-            println!("using MONGODB_URI ({})", odm::testing::redacted(&uri));
+            println!("using MONGODB_URI ({})", odm_testing::redacted(&uri));
             uri
         }
         _ => {
             println!(
                 "MONGODB_URI is not set: falling back to the local test server \
-                 (installed and started by odm::testing)"
+                 (installed and started by odm-testing, the workspace's test support)"
             );
-            let uri = odm::testing::uri();
+            let uri = odm_testing::uri();
             println!("using the local test server at {uri}");
             uri
         }

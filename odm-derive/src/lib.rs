@@ -4,20 +4,16 @@
 //! attributes into its own AST, checks every rule (reporting all mistakes
 //! at once), and generates data: the collection, the versioning rules and
 //! the field names. Every algorithm lives in the `odm` runtime.
+//!
+//! The modules are one-way layers (tests/layers_derive.rs keeps them so):
+//! `case`, `ctxt`, `symbol` (utilities) ← `attr`, `ast` (parse) ← `check`
+//! ← `expand` (generate). A module imports only its own layer and those
+//! below it.
 
 mod ast;
 mod attr;
-mod attr_index;
-mod attr_lifecycle;
-mod attr_partial;
-mod attr_paths;
-mod attr_validate;
 mod case;
 mod check;
-mod check_index;
-mod check_lifecycle;
-mod check_paths;
-mod check_validate;
 mod ctxt;
 mod expand;
 mod symbol;

@@ -2,6 +2,7 @@
 
 pub use crate::array::assert_array;
 pub use crate::bson_release::DeError as IdError;
+pub use crate::bulk::BulkPath;
 pub use crate::document::Document;
 pub use crate::error::{Result, ValidationError, ValidationErrors};
 pub use crate::fields;

@@ -695,12 +695,6 @@
 //! # }
 //! ```
 //!
-//! ## Testing against a server
-//!
-//! With the `testing` feature, `odm::testing` starts a local
-//! MongoDB-compatible server per test binary (or uses `MONGODB_URI`) and
-//! gives each test a database of its own.
-//!
 //! ## Atomic operations
 //!
 //! | race | fix |
@@ -953,6 +947,8 @@
 //! `TRACE` for the target `odm::command` (see [`values_shown`]).
 
 #![warn(missing_docs)]
+// Unsafe code only where a module allows it with its reasons (same_type).
+#![deny(unsafe_code)]
 
 pub mod aggregate;
 mod array;
@@ -1004,9 +1000,6 @@ pub mod watch;
 
 #[doc(hidden)]
 pub mod __private;
-
-#[cfg(feature = "testing")]
-pub mod testing;
 
 pub use aggregate::{Aggregate, AggregateStream};
 pub use array::BsonArray;

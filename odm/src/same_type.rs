@@ -5,6 +5,10 @@
 //! as hex and the date as a decimal string, and their `Deserialize` parses
 //! those back through an extended-JSON map, which costs more than all the
 //! rest of a small document.
+//!
+//! The one module of odm with unsafe code: each block says why it is sound.
+
+#![allow(unsafe_code)]
 
 use std::any::TypeId;
 use std::marker::PhantomData;

@@ -92,7 +92,7 @@ impl Drop for FailPoint {
         if self.client.take().is_none() {
             return;
         }
-        let uri = odm::testing::uri();
+        let uri = odm_testing::uri();
         let _ = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()

@@ -10,7 +10,7 @@ use mongodb::event::command::CommandEvent;
 use mongodb::event::EventHandler;
 use mongodb::options::ClientOptions;
 use mongodb::Client;
-use odm::testing::TestDb;
+use odm_testing::TestDb;
 
 /// The commands that write.
 pub const WRITES: [&str; 5] = ["insert", "update", "delete", "findAndModify", "bulkWrite"];
@@ -169,7 +169,7 @@ impl Monitored {
         let n = NEXT_APP.fetch_add(1, Ordering::SeqCst);
         let app = format!("odm-{label}-{}-{n}", std::process::id());
         let monitor = Monitor::new();
-        let mut options = ClientOptions::parse(odm::testing::uri()).await.unwrap();
+        let mut options = ClientOptions::parse(odm_testing::uri()).await.unwrap();
         options.app_name = Some(app.clone());
         options.command_event_handler = Some(monitor.handler());
         tune(&mut options);

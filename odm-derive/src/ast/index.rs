@@ -4,7 +4,7 @@
 use proc_macro2::Span;
 
 use crate::ast::Container;
-use crate::attr_partial::{Cond, Term};
+use crate::attr::partial::{Cond, Term};
 
 /// One declared index with BSON names.
 pub struct Declared<'a> {

@@ -14,7 +14,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::{parse_quote, Data, DeriveInput, Fields, GenericParam, Ident};
 
 use crate::ast::{Container, Field};
-use crate::attr_paths::{ListedPath, Seg};
+use crate::attr::paths::{ListedPath, Seg};
 use crate::ctxt::Ctxt;
 
 /// `#[derive(Fields)]`: typed paths of an embedded struct.
@@ -232,7 +232,7 @@ pub fn listed_path(cont: &Container, path: &ListedPath) -> TokenStream {
             (Seg::Field(name), At::Key(map)) => At::Step(quote_spanned!(name.span()=>
                 ::odm::__private::fields::map_value(&#map).#name()
             )),
-            // Refused by `check_paths`.
+            // Refused by `check::paths`.
             (Seg::Field(_), At::Raw) => return TokenStream::new(),
             (key, at) => {
                 let text = match key {

@@ -5,7 +5,7 @@ use quote::quote;
 
 use crate::ast::index::DeclaredTerm;
 use crate::ast::Container;
-use crate::attr_partial::{Cond, Op, Value};
+use crate::attr::partial::{Cond, Op, Value};
 
 fn value_tokens(value: &Value) -> TokenStream {
     match value {

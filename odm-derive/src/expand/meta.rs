@@ -17,7 +17,7 @@ fn bson_names(cont: &Container, idents: &[syn::Ident]) -> Vec<String> {
 }
 
 /// The dotted BSON paths of the listed paths, as constant expressions.
-fn bson_paths(cont: &Container, paths: &[crate::attr_paths::ListedPath]) -> Vec<TokenStream> {
+fn bson_paths(cont: &Container, paths: &[crate::attr::paths::ListedPath]) -> Vec<TokenStream> {
     paths
         .iter()
         .map(|p| super::fields::listed_path(cont, p))

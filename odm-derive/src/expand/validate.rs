@@ -10,8 +10,8 @@ use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields};
 
 use crate::ast::Container;
-use crate::attr_validate::{NumLit, Number, RuleKind};
-use crate::check_validate;
+use crate::attr::validate::{NumLit, Number, RuleKind};
+use crate::check::validate as check_validate;
 use crate::ctxt::Ctxt;
 
 /// `#[derive(Validate)]`: an embedded type's validators.
@@ -137,7 +137,7 @@ fn body(cont: &Container) -> TokenStream {
 
 /// One rule's call on `value` (a `&FieldType` expression) at path `at`.
 fn rule_call(
-    rule: &crate::attr_validate::Rule,
+    rule: &crate::attr::validate::Rule,
     value: TokenStream,
     at: &TokenStream,
 ) -> TokenStream {

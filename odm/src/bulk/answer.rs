@@ -13,6 +13,11 @@ pub(crate) enum Answer {
     Inserted,
     /// The update ran and matched this many documents (0 or 1).
     Matched(u64),
+    /// Matched nothing as far as a read after the write tells: the
+    /// document does not hold the statement's write, but the server's count
+    /// leaves open that it landed and was overwritten since (the `update`
+    /// command's answer). Told as a miss, its `Doc` left in doubt.
+    Unheld,
     /// The server refused the statement (a duplicate key, a failed
     /// document validation): nothing of it was applied.
     Refused(mongodb::error::Error),
@@ -31,7 +36,7 @@ impl Answer {
     pub(crate) fn is_own(&self) -> bool {
         matches!(
             self,
-            Answer::Inserted | Answer::Matched(_) | Answer::Refused(_)
+            Answer::Inserted | Answer::Matched(_) | Answer::Refused(_) | Answer::Unheld
         )
     }
 }
@@ -137,6 +142,7 @@ mod tests {
                 Answer::Refused(_) => "refused".to_string(),
                 Answer::Unsatisfied(_) => "unsatisfied".to_string(),
                 Answer::Unknown(_) => "unknown".to_string(),
+                Answer::Unheld => "unheld".to_string(),
             })
             .collect()
     }

@@ -3,9 +3,15 @@
 //! statements sent in one bulk write, each `Doc` told its own outcome.
 
 mod answer;
+mod commands;
+mod path;
 mod prepare;
 mod refuse;
+mod resolve;
 mod run;
+mod send;
+
+pub use path::BulkPath;
 
 use std::future::IntoFuture;
 
@@ -25,6 +31,7 @@ use crate::session::Sessioned;
 pub struct BulkSave<'a, T: Document> {
     model: &'a Model<T>,
     docs: &'a mut [Doc<T>],
+    path: BulkPath,
     session: Option<&'a mut ClientSession>,
 }
 
@@ -34,6 +41,7 @@ pub struct BulkSave<'a, T: Document> {
 pub struct InsertMany<'a, T: Document> {
     model: &'a Model<T>,
     values: Vec<T>,
+    path: BulkPath,
     session: Option<&'a mut ClientSession>,
 }
 
@@ -73,6 +81,7 @@ impl<T: Document> Model<T> {
         BulkSave {
             model: self,
             docs,
+            path: BulkPath::Auto,
             session: None,
         }
     }
@@ -87,12 +96,21 @@ impl<T: Document> Model<T> {
         InsertMany {
             model: self,
             values: values.into_iter().collect(),
+            path: BulkPath::Auto,
             session: None,
         }
     }
 }
 
 impl<'a, T: Document> BulkSave<'a, T> {
+    /// Sends the batch `path`'s way instead of the server's (tests run
+    /// one batch both ways). Not public API.
+    #[doc(hidden)]
+    pub fn path(mut self, path: BulkPath) -> Self {
+        self.path = path;
+        self
+    }
+
     /// Runs the bulk save inside `session` (and its transaction, if one is
     /// open).
     pub fn session(mut self, session: &'a mut ClientSession) -> Self {
@@ -102,6 +120,14 @@ impl<'a, T: Document> BulkSave<'a, T> {
 }
 
 impl<'a, T: Document> InsertMany<'a, T> {
+    /// Sends the batch `path`'s way instead of the server's (tests run
+    /// one batch both ways). Not public API.
+    #[doc(hidden)]
+    pub fn path(mut self, path: BulkPath) -> Self {
+        self.path = path;
+        self
+    }
+
     /// Runs the inserts inside `session` (and its transaction, if one is
     /// open).
     pub fn session(mut self, session: &'a mut ClientSession) -> Self {
@@ -115,7 +141,7 @@ impl<'a, T: Document> IntoFuture for BulkSave<'a, T> {
     type IntoFuture = BoxFuture<'a, Self::Output>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(run::run(self.model, self.docs, self.session))
+        Box::pin(run::run(self.model, self.docs, self.path, self.session))
     }
 }
 
@@ -127,7 +153,7 @@ impl<'a, T: Document> IntoFuture for InsertMany<'a, T> {
         Box::pin(async move {
             let model = self.model;
             let mut docs: Vec<Doc<T>> = self.values.into_iter().map(|v| model.new_doc(v)).collect();
-            let outcomes = run::run(model, &mut docs, self.session).await?;
+            let outcomes = run::run(model, &mut docs, self.path, self.session).await?;
             Ok(docs
                 .into_iter()
                 .zip(outcomes)

@@ -9,7 +9,7 @@ use crate::error::{BatchError, BatchRefusal};
 
 /// The identity of an `_id` for finding repeats: its BSON bytes (an
 /// `ObjectId`, a string and a number are never the same key).
-fn key(id: &Bson) -> Vec<u8> {
+pub(crate) fn key(id: &Bson) -> Vec<u8> {
     match id {
         Bson::ObjectId(oid) => oid.bytes().to_vec(),
         other => {

@@ -6,12 +6,14 @@
 //! commit, keep or leave in doubt each `Doc` as `save()` would.
 
 use mongodb::bson::{doc, Bson, Document as BsonDocument};
-use mongodb::options::{InsertOneModel, UpdateOneModel, WriteModel};
 use mongodb::ClientSession;
 
-use super::answer::{self, Answer};
+use super::answer::Answer;
+use super::commands::Sent;
+use super::path::BulkPath;
 use super::prepare::{prepare, Step};
 use super::refuse;
+use super::send;
 use crate::command_log::Command;
 use crate::doc::Doc;
 use crate::document::Document;
@@ -19,7 +21,6 @@ use crate::error::{complete_insert, from_driver, may_have_applied, Error, Result
 use crate::hooks::{self, HookContext};
 use crate::model::Model;
 use crate::request::{self, Plan};
-use crate::session::send;
 
 /// A `Doc` whose outcome one read after the write settles.
 struct Pending {
@@ -37,6 +38,7 @@ struct Pending {
 pub(crate) async fn run<T: Document>(
     model: &Model<T>,
     docs: &mut [Doc<T>],
+    path: BulkPath,
     mut session: Option<&mut ClientSession>,
 ) -> Result<Vec<Result<()>>> {
     if docs.is_empty() {
@@ -51,49 +53,44 @@ pub(crate) async fn run<T: Document>(
     }
 
     // The statements, in the order of the Docs; `at[i]` is Doc i's.
-    let namespace = model.collection().namespace();
-    let mut statements = Vec::new();
+    let route = send::route(model, path, session.as_deref())
+        .await
+        .map_err(|e| from_driver(e, model.name()))?;
+    let mut count = 0;
     let mut at = vec![usize::MAX; docs.len()];
     let mut settled = vec![false; docs.len()];
-    for (i, step) in steps.iter_mut().enumerate() {
-        let statement: WriteModel = match step {
-            Step::Insert { stored, .. } => {
-                let raw: &mongodb::bson::RawDocument = stored;
-                let document =
-                    mongodb::bson::Document::try_from(raw).map_err(crate::diff::raw_error)?;
-                InsertOneModel::builder()
-                    .namespace(namespace.clone())
-                    .document(document)
-                    .build()
-                    .into()
+    let mut checks = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        match step {
+            Step::Insert { .. } => {}
+            // In doubt until the server answers: a caller that stops
+            // waiting may leave the update applied.
+            Step::Update { .. } => settled[i] = std::mem::replace(&mut docs[i].in_doubt, true),
+            Step::Check { filter, .. } => {
+                checks.push(filter.clone());
+                continue;
             }
-            Step::Update { filter, update, .. } => {
-                // In doubt until the server answers: a caller that stops
-                // waiting may leave the update applied.
-                settled[i] = std::mem::replace(&mut docs[i].in_doubt, true);
-                UpdateOneModel::builder()
-                    .namespace(namespace.clone())
-                    .filter(filter.clone())
-                    .update(std::mem::take(update))
-                    .build()
-                    .into()
-            }
-            _ => continue,
-        };
-        at[i] = statements.len();
-        statements.push(statement);
+            Step::Done(_) => continue,
+        }
+        at[i] = count;
+        count += 1;
     }
-    let answers = if statements.is_empty() {
-        Vec::new()
+    let Sent { answers, found } = if count == 0 {
+        Sent {
+            answers: Vec::new(),
+            found: None,
+        }
     } else {
-        let count = statements.len();
-        let client = model.collection().client();
-        let action = client
-            .bulk_write(statements)
-            .ordered(false)
-            .verbose_results();
-        let log = Command::new(model.name(), "bulkWrite");
-        answer::read(count, log.send(send(action, session.as_deref_mut())).await)
+        let versions: Vec<Option<i64>> = docs.iter().map(Doc::version).collect();
+        send::send(
+            model,
+            &steps,
+            &versions,
+            checks,
+            route,
+            session.as_deref_mut(),
+        )
+        .await
     };
 
     let mut outcomes: Vec<Option<Result<()>>> = (0..docs.len()).map(|_| None).collect();
@@ -126,6 +123,7 @@ pub(crate) async fn run<T: Document>(
                 Answer::Refused(e) => {
                     Err(complete_insert(from_driver(e, model.name()), meta, &stored))
                 }
+                Answer::Unheld => unreachable!("an insert's answer is never read back"),
                 Answer::Unsatisfied(e) | Answer::Unknown(e) => {
                     batch_error.get_or_insert(e.clone());
                     Err(from_driver(e, model.name()))
@@ -137,8 +135,9 @@ pub(crate) async fn run<T: Document>(
                 },
                 Some(answer),
             ) => match answer {
-                Answer::Matched(0) => {
-                    doc.in_doubt = settled[i];
+                missed @ (Answer::Matched(0) | Answer::Unheld) => {
+                    // Unheld: it may have landed and been overwritten since.
+                    doc.in_doubt = settled[i] || matches!(missed, Answer::Unheld);
                     if request::only_guarded(&plan) {
                         pending.push(Pending {
                             at: i,
@@ -182,7 +181,11 @@ pub(crate) async fn run<T: Document>(
 
     if !pending.is_empty() {
         own = true;
-        settle(model, docs, pending, &mut outcomes, session.as_deref_mut()).await;
+        let found = match found {
+            Some(found) => found,
+            None => read_ids(model, clauses(docs, &pending), session.as_deref_mut()).await,
+        };
+        settle(model, docs, pending, &mut outcomes, found);
     }
     if !own {
         if let Some(e) = batch_error {
@@ -226,24 +229,29 @@ fn refuse_batch<T: Document>(model: &Model<T>, docs: &[Doc<T>]) -> Result<()> {
     refuse::check(model.name(), &ours, entries).map_err(Error::Batch)
 }
 
-/// Settles `pending` with one read: `{$or: [their filters]}`, projected on
-/// `_id`. Each `_id` is in the batch once, so a document read answers for
-/// exactly one `Doc`.
-async fn settle<T: Document>(
-    model: &Model<T>,
-    docs: &mut [Doc<T>],
-    pending: Vec<Pending>,
-    outcomes: &mut [Option<Result<()>>],
-    session: Option<&mut ClientSession>,
-) {
-    let clauses: Vec<BsonDocument> = pending
+/// The clauses of the read that settles `pending`: `{$or: [them]}`. Each
+/// `_id` is in the batch once, so a document read answers for exactly one
+/// `Doc`.
+fn clauses<T: Document>(docs: &[Doc<T>], pending: &[Pending]) -> Vec<BsonDocument> {
+    pending
         .iter()
         .map(|p| match p.missed {
             true => request::target(&p.id, docs[p.at].shard()),
             false => p.filter.clone(),
         })
-        .collect();
-    let found = read_ids(model, clauses, session).await;
+        .collect()
+}
+
+/// Settles `pending` from `found`, the `_id`s a read found: a `Doc` with
+/// nothing to write is saved if its filter still matches, a guarded miss
+/// is not found if its document is gone.
+fn settle<T: Document>(
+    model: &Model<T>,
+    docs: &mut [Doc<T>],
+    pending: Vec<Pending>,
+    outcomes: &mut [Option<Result<()>>],
+    found: mongodb::error::Result<Vec<Bson>>,
+) {
     for p in pending {
         let doc = &mut docs[p.at];
         let outcome = match &found {

@@ -185,7 +185,6 @@ impl<T: Document> Model<T> {
     /// [`sync_indexes`](Model::sync_indexes) as if the server reported
     /// `version`: tests of the refusal on servers older than the one they
     /// run against.
-    #[cfg(feature = "testing")]
     #[doc(hidden)]
     pub async fn __sync_indexes_on_server_version(&self, version: &str) -> Result<SyncReport> {
         self.sync(Some(version), None).await

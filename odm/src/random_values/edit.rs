@@ -18,7 +18,7 @@ impl Rng {
             .iter()
             .map(|e| e.map(|(k, v)| (bson_release::key_str(k), v)).unwrap())
             .collect();
-        let append = elements.is_empty() || self.percent(25);
+        let append = elements.is_empty() || self.chance(25);
         let at = self.below(elements.len().max(1));
         let mut out = RawDocumentBuf::new();
         for (i, (key, value)) in elements.iter().enumerate() {
@@ -40,7 +40,7 @@ impl Rng {
     fn edit_array(&mut self, array: &RawArray) -> RawArrayBuf {
         let items: Vec<RawBsonRef<'_>> = array.into_iter().map(Result::unwrap).collect();
         let mut out = RawArrayBuf::new();
-        let append = items.is_empty() || self.percent(30);
+        let append = items.is_empty() || self.chance(30);
         let at = self.below(items.len().max(1));
         for (i, item) in items.iter().enumerate() {
             if append || i != at {
@@ -58,13 +58,13 @@ impl Rng {
     /// The element at the edit: edited inside, retyped, or (`None`) removed.
     fn edited(&mut self, value: RawBsonRef<'_>) -> Option<RawBson> {
         match value {
-            RawBsonRef::Document(inner) if self.percent(60) => {
+            RawBsonRef::Document(inner) if self.chance(60) => {
                 Some(RawBson::Document(self.edit(inner)))
             }
-            RawBsonRef::Array(inner) if self.percent(70) => {
+            RawBsonRef::Array(inner) if self.chance(70) => {
                 Some(RawBson::Array(self.edit_array(inner)))
             }
-            _ if self.percent(30) => None,
+            _ if self.chance(30) => None,
             _ => Some(self.retyped(value)),
         }
     }

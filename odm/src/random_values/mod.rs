@@ -8,18 +8,33 @@
 //! `bson` gives a meaning to) without crowding out ordinary values, so a
 //! run both covers the fast paths and probes where they could disagree.
 
-use mongodb::bson::oid::ObjectId;
 use mongodb::bson::spec::BinarySubtype;
 use mongodb::bson::Timestamp;
 use mongodb::bson::{Binary, Bson, DateTime, Decimal128, Document, JavaScriptCodeWithScope};
+use odm_testing::random;
 
 mod edit;
 mod types;
 
 pub(crate) use types::{any_root, AnyRoot, External, Node, Root};
 
-/// splitmix64: tiny, fast, and the same sequence on every machine.
-pub(crate) struct Rng(u64);
+/// The workspace's one seeded generator (`odm_testing::random`, splitmix64),
+/// with the value makers below.
+pub(crate) struct Rng(random::Rng);
+
+impl std::ops::Deref for Rng {
+    type Target = random::Rng;
+
+    fn deref(&self) -> &random::Rng {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Rng {
+    fn deref_mut(&mut self) -> &mut random::Rng {
+        &mut self.0
+    }
+}
 
 /// Integer bit patterns at the edges of every width, from `u8` to `u64`.
 const EDGES: &[u64] = &[
@@ -90,29 +105,7 @@ const SPECIAL_KEYS: &[&str] = &[
 
 impl Rng {
     pub(crate) fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    pub(crate) fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (`n > 0`).
-    pub(crate) fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// `true` with the given chance in percent.
-    pub(crate) fn percent(&mut self, chance: usize) -> bool {
-        self.below(100) < chance
-    }
-
-    pub(crate) fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
+        Rng(random::Rng::new(seed))
     }
 
     /// An integer's bits: an edge of some width (negated half the time, so
@@ -122,21 +115,21 @@ impl Rng {
         match self.below(4) {
             0 => {
                 let edge = self.pick(EDGES);
-                if self.percent(50) {
+                if self.chance(50) {
                     edge.wrapping_neg()
                 } else {
                     edge
                 }
             }
             1 => (self.below(201) as u64).wrapping_sub(100),
-            _ => self.next() >> self.below(64),
+            _ => self.next_u64() >> self.below(64),
         }
     }
 
     /// A `u64` that fits an `i64` but in `percent` out of 100 draws.
     pub(crate) fn unsigned(&mut self, percent: usize) -> u64 {
         let bits = self.bits();
-        if self.percent(percent) {
+        if self.chance(percent) {
             bits | 1 << 63
         } else {
             bits & !(1 << 63)
@@ -158,7 +151,7 @@ impl Rng {
                 f64::MIN,
                 9_007_199_254_740_993.0,
             ]),
-            1 => f64::from_bits(self.next()),
+            1 => f64::from_bits(self.next_u64()),
             2 => self.bits() as i64 as f64,
             _ => (self.below(20_001) as f64 - 10_000.0) / 8.0,
         }
@@ -174,7 +167,7 @@ impl Rng {
                 f32::MIN_POSITIVE,
                 f32::MAX,
             ]),
-            1 => f32::from_bits(self.next() as u32),
+            1 => f32::from_bits(self.next_u64() as u32),
             _ => (self.below(2001) as f32 - 1000.0) / 4.0,
         }
     }
@@ -187,7 +180,7 @@ impl Rng {
     /// key) in `nul` out of 100 strings.
     pub(crate) fn string(&mut self, max: usize, nul: usize) -> String {
         let mut chars: Vec<char> = (0..self.below(max + 1)).map(|_| self.char()).collect();
-        if self.percent(nul) {
+        if self.chance(nul) {
             chars.insert(self.below(chars.len() + 1), '\0');
         }
         chars.into_iter().collect()
@@ -196,7 +189,7 @@ impl Rng {
     /// A document key: random text or one of the keys `bson` or odm reads
     /// specially; a NUL (which `bson` refuses) in one out of 200.
     pub(crate) fn key(&mut self) -> String {
-        if self.percent(20) {
+        if self.chance(20) {
             return self.pick(SPECIAL_KEYS).to_string();
         }
         let mut key = self.string(6, 0);
@@ -206,27 +199,20 @@ impl Rng {
         key
     }
 
-    pub(crate) fn object_id(&mut self) -> ObjectId {
-        let mut bytes = [0u8; 12];
-        bytes[..8].copy_from_slice(&self.next().to_le_bytes());
-        bytes[8..].copy_from_slice(&(self.next() as u32).to_le_bytes());
-        ObjectId::from_bytes(bytes)
-    }
-
     pub(crate) fn date(&mut self) -> DateTime {
         DateTime::from_millis(self.bits() as i64)
     }
 
     pub(crate) fn bytes(&mut self, max: usize) -> Vec<u8> {
         (0..self.below(max + 1))
-            .map(|_| self.next() as u8)
+            .map(|_| self.next_u64() as u8)
             .collect()
     }
 
     pub(crate) fn decimal(&mut self) -> Decimal128 {
         let mut bytes = [0u8; 16];
-        bytes[..8].copy_from_slice(&self.next().to_le_bytes());
-        bytes[8..].copy_from_slice(&self.next().to_le_bytes());
+        bytes[..8].copy_from_slice(&self.next_u64().to_le_bytes());
+        bytes[8..].copy_from_slice(&self.next_u64().to_le_bytes());
         Decimal128::from_bytes(bytes)
     }
 
@@ -243,7 +229,7 @@ impl Rng {
             BinarySubtype::Sensitive,
             BinarySubtype::UserDefined(0x80),
         ]);
-        let len = if self.percent(50) { 16 } else { 20 };
+        let len = if self.chance(50) { 16 } else { 20 };
         Binary {
             subtype,
             bytes: self.bytes(len),
@@ -255,14 +241,14 @@ impl Rng {
     /// (decimal, binary, timestamp, regex, code, symbol, undefined, min and
     /// max keys); the rest are of the types they cover.
     pub(crate) fn bson(&mut self, depth: usize, exotic: usize) -> Bson {
-        if self.percent(exotic) {
+        if self.chance(exotic) {
             return self.exotic(depth);
         }
         let kinds = if depth == 0 { 8 } else { 10 };
         match self.below(kinds) {
             0 => Bson::Double(self.f64()),
             1 => Bson::String(self.string(8, 2)),
-            2 => Bson::Boolean(self.percent(50)),
+            2 => Bson::Boolean(self.chance(50)),
             3 => Bson::Null,
             4 => Bson::Int32(self.bits() as i32),
             5 => Bson::Int64(self.bits() as i64),
@@ -282,8 +268,8 @@ impl Rng {
             0 => Bson::Decimal128(self.decimal()),
             1 => Bson::Binary(self.binary()),
             2 => Bson::Timestamp(Timestamp {
-                time: self.next() as u32,
-                increment: self.next() as u32,
+                time: self.next_u64() as u32,
+                increment: self.next_u64() as u32,
             }),
             3 => {
                 let pattern = self.string(5, 1);

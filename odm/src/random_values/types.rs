@@ -151,7 +151,7 @@ pub(crate) struct Root {
 
 /// Whether a draw leaves the fast paths' common ground.
 fn rare(rng: &mut Rng) -> bool {
-    rng.percent(4)
+    rng.chance(4)
 }
 
 fn ints(rng: &mut Rng) -> Ints {
@@ -175,7 +175,7 @@ fn external(rng: &mut Rng) -> External {
         8 => External::Tuple(rng.bits() as i32, rng.string(4, 1)),
         _ => External::Struct {
             a: rng.bits() as u32,
-            b: rng.percent(50).then(|| rng.string(4, 1)),
+            b: rng.chance(50).then(|| rng.string(4, 1)),
         },
     }
 }
@@ -233,14 +233,14 @@ fn node(rng: &mut Rng, depth: usize) -> Node {
         1 => Node::Long(rng.bits() as i64),
         2 => Node::Float(rng.f64()),
         3 => Node::Text(rng.string(6, 1)),
-        4 => Node::Flag(rng.percent(50)),
+        4 => Node::Flag(rng.chance(50)),
         5 => Node::Id(rng.object_id()),
         6 => Node::When(rng.date()),
         7 => Node::Empty,
         8 => Node::Any(rng.bson(0, 4)),
         9 => Node::List(list(rng, 3, |rng| node(rng, depth - 1))),
         10 => Node::Map(map(rng, 3, |rng| node(rng, depth - 1))),
-        _ => Node::Maybe(rng.percent(50).then(|| Box::new(node(rng, depth - 1)))),
+        _ => Node::Maybe(rng.chance(50).then(|| Box::new(node(rng, depth - 1)))),
     }
 }
 
@@ -254,10 +254,10 @@ pub(crate) fn root(rng: &mut Rng, depth: usize) -> Root {
         double: rng.f64(),
         text: rng.string(12, 2),
         letter: rng.char(),
-        flag: rng.percent(50),
+        flag: rng.chance(50),
         at: rng.date(),
-        maybe: rng.percent(50).then(|| rng.bits() as i64),
-        nothing: rng.percent(50).then(|| rng.string(4, 0)),
+        maybe: rng.chance(50).then(|| rng.bits() as i64),
+        nothing: rng.chance(50).then(|| rng.string(4, 0)),
         tags: list(rng, 4, |rng| rng.string(5, 0)),
         map: map(rng, 2, |rng| node(rng, 2)),
         list: list(rng, 2, |rng| node(rng, 2)),
@@ -279,13 +279,13 @@ pub(crate) fn root(rng: &mut Rng, depth: usize) -> Root {
             dec: rng.decimal(),
             bin: rng.binary(),
             ts: Timestamp {
-                time: rng.next() as u32,
-                increment: rng.next() as u32,
+                time: rng.next_u64() as u32,
+                increment: rng.next_u64() as u32,
             },
         }),
         any: rng.bson(1, exotic),
         doc: rng.document(1, exotic),
-        child: (depth > 0 && rng.percent(15)).then(|| Box::new(root(rng, depth - 1))),
+        child: (depth > 0 && rng.chance(15)).then(|| Box::new(root(rng, depth - 1))),
     }
 }
 

@@ -104,14 +104,14 @@ fn stored(rng: &mut Rng) -> (Vec<u8>, usize) {
             break bytes;
         }
     });
-    if rng.percent(40) {
+    if rng.chance(40) {
         return (bytes, target);
     }
     let mut doc = RawDocumentBuf::from_bytes(bytes).unwrap();
     for _ in 0..rng.below(3) {
         doc = rng.edit(&doc);
     }
-    if rng.percent(40) {
+    if rng.chance(40) {
         let key = rng.pick(&["__v", "__fence"]);
         let value = rng.raw_value();
         crate::bson_release::append(&mut doc, key, value);
@@ -129,7 +129,7 @@ fn corrupt(rng: &mut Rng, bytes: Vec<u8>) -> Vec<u8> {
                 .unwrap()
         })
         .collect();
-    if !elements.is_empty() && rng.percent(40) {
+    if !elements.is_empty() && rng.chance(40) {
         let mut twice = RawDocumentBuf::new();
         let again = rng.below(elements.len());
         for (key, value) in &elements {
@@ -142,8 +142,8 @@ fn corrupt(rng: &mut Rng, bytes: Vec<u8>) -> Vec<u8> {
     let mut bytes = bytes;
     let at = rng.below(bytes.len());
     match rng.below(3) {
-        0 => bytes[at] = rng.next() as u8,
-        1 => bytes.insert(at, rng.next() as u8),
+        0 => bytes[at] = rng.next_u64() as u8,
+        1 => bytes.insert(at, rng.next_u64() as u8),
         _ => {
             bytes.remove(at);
         }
@@ -161,10 +161,10 @@ fn run(from: usize, to: usize) {
         let seed = base.wrapping_add(i);
         let mut rng = Rng::new(seed);
         let (mut bytes, target) = stored(&mut rng);
-        if rng.percent(10) {
+        if rng.chance(10) {
             bytes = corrupt(&mut rng, bytes);
         }
-        let skip = rng.percent(60).then_some("__v");
+        let skip = rng.chance(60).then_some("__v");
         let case = Case {
             bytes: &bytes,
             skip,

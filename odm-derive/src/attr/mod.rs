@@ -1,13 +1,25 @@
 //! Parses `#[odm(...)]` and the `#[serde(...)]` keys that change BSON names.
+//!
+//! The parse layer: `base` holds the helpers every parser shares, the
+//! other submodules parse one attribute group each, and this module ties
+//! them into the container's and the fields' attributes. Nothing here
+//! reads the checks or the code generation.
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::{Ident, LitBool, LitStr, Token};
 
-use crate::attr_index::{self, FieldIndexAttrs, IndexAttr};
-use crate::attr_lifecycle;
-use crate::attr_paths::ListedPath;
-use crate::attr_validate::{ContainerRules, FieldRules};
+mod base;
+pub mod index;
+mod lifecycle;
+pub mod partial;
+pub mod paths;
+pub mod validate;
+
+use self::base::{empty_parens, nested_first_error, path_text};
+use self::index::{FieldIndexAttrs, IndexAttr};
+use self::paths::ListedPath;
+use self::validate::{ContainerRules, FieldRules};
 use crate::case::RenameRule;
 use crate::ctxt::Ctxt;
 use crate::symbol::*;
@@ -148,14 +160,14 @@ impl ContainerAttrs {
                         } else if meta.path == OPTIMISTIC_CONCURRENCY {
                             concurrency.set(span, parse_concurrency(meta)?);
                         } else if meta.path == INDEX {
-                            indexes.push(attr_index::parse_container_index(cx, meta)?);
+                            indexes.push(index::parse_container_index(cx, meta)?);
                         } else if meta.path == TIMESTAMPS {
                             timestamps.set(span, parse_timestamps(meta)?);
                         } else if meta.path == HOOKS {
                             no_value(meta, HOOKS)?;
                             hooks.set(span, ());
                         } else if meta.path == SHARD_KEY {
-                            shard_key.set(span, attr_lifecycle::parse_shard_key(meta)?);
+                            shard_key.set(span, lifecycle::parse_shard_key(meta)?);
                         } else if validate.parse(meta)? {
                         } else {
                             return Err(meta.error(format!(
@@ -241,7 +253,7 @@ fn parse_concurrency(meta: &ParseNestedMeta) -> syn::Result<ConcurrencyAttr> {
             )));
         }
         nested_first_error(&inner, |field| {
-            fields.push(crate::attr_paths::parse_listed(&field)?);
+            fields.push(paths::parse_listed(&field)?);
             Ok(())
         })?;
         mode = Some(if is_include {
@@ -424,37 +436,6 @@ fn skip_serde_value(meta: &ParseNestedMeta) -> syn::Result<()> {
     Ok(())
 }
 
-/// `meta.parse_nested_meta(logic)`, except that after the first error the
-/// rest of the list is consumed: syn would otherwise add an "unexpected
-/// token" error for it once the caller recovers.
-pub(crate) fn nested_first_error(
-    meta: &ParseNestedMeta,
-    mut logic: impl FnMut(ParseNestedMeta) -> syn::Result<()>,
-) -> syn::Result<()> {
-    let mut first = None;
-    meta.parse_nested_meta(|item| {
-        let input = item.input;
-        if let Err(e) = logic(item) {
-            first.get_or_insert(e);
-            while !input.is_empty() {
-                input.parse::<proc_macro2::TokenTree>()?;
-            }
-        }
-        Ok(())
-    })?;
-    first.map_or(Ok(()), Err)
-}
-
-/// Whether `input` starts with `()`.
-pub fn empty_parens(input: syn::parse::ParseStream) -> bool {
-    fn parens(input: syn::parse::ParseStream) -> syn::Result<bool> {
-        let content;
-        syn::parenthesized!(content in input);
-        Ok(content.is_empty())
-    }
-    parens(&input.fork()).unwrap_or(false)
-}
-
 /// Runs `parse` on one `key ...` of an `#[odm(..)]` list. On an error it
 /// records it, skips the rest of that key up to the next `,`, and lets the
 /// caller go on, so every bad key of the list is reported in one compile.
@@ -470,12 +451,4 @@ fn recover(
         }
     }
     Ok(())
-}
-
-fn path_text(path: &syn::Path) -> String {
-    path.segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect::<Vec<_>>()
-        .join("::")
 }

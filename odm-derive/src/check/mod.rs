@@ -5,6 +5,11 @@
 //! (a `skip_versioning` field is an array, a `timestamps` field a
 //! `DateTime`) is checked by trait bounds in the generated code.
 
+mod index;
+mod lifecycle;
+mod paths;
+pub mod validate;
+
 use crate::ast::Container;
 use crate::attr::ConcurrencyAttr;
 use crate::ctxt::Ctxt;
@@ -14,10 +19,10 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     check_versioning_off(cx, cont);
     check_concurrency_fields(cx, cont);
     check_version_key_free(cx, cont);
-    crate::check_index::check(cx, cont);
-    crate::check_validate::check(cx, cont);
+    index::check(cx, cont);
+    validate::check(cx, cont);
     check_timestamps(cx, cont);
-    crate::check_lifecycle::check(cx, cont);
+    lifecycle::check(cx, cont);
 }
 
 /// `timestamps` needs two distinct stored fields under its BSON names; their
@@ -97,7 +102,7 @@ fn check_versioning_off(cx: &Ctxt, cont: &Container) {
 }
 
 /// `include(..)` / `exclude(..)` paths start at fields of the struct; the
-/// rest of each path is checked by `check_paths`.
+/// rest of each path is checked by `check::paths`.
 fn check_concurrency_fields(cx: &Ctxt, cont: &Container) {
     let (which, paths) = match &cont.attrs.concurrency {
         Some((_, ConcurrencyAttr::Include(paths))) => ("include", paths),
@@ -117,7 +122,7 @@ fn check_concurrency_fields(cx: &Ctxt, cont: &Container) {
             );
         }
     }
-    crate::check_paths::check(cx, cont, which, paths);
+    paths::check(cx, cont, which, paths);
 }
 
 /// No field may be stored under the version key's name.

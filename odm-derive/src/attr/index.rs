@@ -1,13 +1,13 @@
 //! Parses the index attributes: the field keys `unique`, `index`, `sparse`,
 //! `partial(..)` and the container key `index(keys(..), ..)`; the partial
-//! filter itself is `attr_partial`.
+//! filter itself is `attr::partial`.
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::{Expr, Ident, LitStr, Token};
 
-use crate::attr::nested_first_error;
-use crate::attr_partial::{literal, parse_partial, Term, Value};
+use crate::attr::base::{nested_first_error, path_text};
+use crate::attr::partial::{literal, parse_partial, Term, Value};
 use crate::ctxt::Ctxt;
 use crate::symbol::*;
 
@@ -180,12 +180,4 @@ fn parse_keys(meta: &ParseNestedMeta) -> syn::Result<Vec<(Ident, i32)>> {
         return Err(meta.error(form));
     }
     Ok(keys)
-}
-
-fn path_text(path: &syn::Path) -> String {
-    path.segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect::<Vec<_>>()
-        .join("::")
 }

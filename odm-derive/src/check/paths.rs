@@ -6,7 +6,7 @@ use proc_macro2::{TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 
 use crate::ast::Container;
-use crate::attr_paths::{ListedPath, Seg};
+use crate::attr::paths::{ListedPath, Seg};
 use crate::ctxt::Ctxt;
 
 pub fn check(cx: &Ctxt, cont: &Container, which: &str, paths: &[ListedPath]) {

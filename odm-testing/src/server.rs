@@ -7,9 +7,7 @@
 //! starts one server per process on a free loopback port with in-memory
 //! storage, and stops it by its PID when the process exits. The server also
 //! exits by itself if this process dies without stopping it. Installing
-//! and starting print their progress on stderr (`odm::testing: ...`).
-//!
-//! Enabled by the `testing` feature.
+//! and starting print their progress on stderr (`odm-testing: ...`).
 
 use std::io::Read;
 use std::net::{TcpListener, TcpStream};
@@ -152,12 +150,12 @@ pub fn install() -> Result<PathBuf, String> {
     }
     let started = Instant::now();
     eprintln!(
-        "odm::testing: installing the local test server ({SECANTUS_PACKAGE}) with pip into {} \
+        "odm-testing: installing the local test server ({SECANTUS_PACKAGE}) with pip into {} \
          (once; this can take a minute)...",
         venv.display()
     );
     run(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
-    eprintln!("odm::testing: virtual environment created, installing {SECANTUS_PACKAGE}...");
+    eprintln!("odm-testing: virtual environment created, installing {SECANTUS_PACKAGE}...");
     run(Command::new(&python)
         .args([
             "-m",
@@ -169,7 +167,7 @@ pub fn install() -> Result<PathBuf, String> {
         .arg(SECANTUS_PACKAGE))?;
     std::fs::write(&marker, SECANTUS_PACKAGE).map_err(|e| e.to_string())?;
     eprintln!(
-        "odm::testing: installed in {:.1}s",
+        "odm-testing: installed in {:.1}s",
         started.elapsed().as_secs_f64()
     );
     Ok(python)
@@ -238,7 +236,7 @@ fn start_local() -> Result<String, String> {
     for _ in 0..3 {
         let port = free_port()?;
         let started = Instant::now();
-        eprintln!("odm::testing: starting the local test server on 127.0.0.1:{port}...");
+        eprintln!("odm-testing: starting the local test server on 127.0.0.1:{port}...");
         match spawn(
             &python,
             port,
@@ -246,7 +244,7 @@ fn start_local() -> Result<String, String> {
         ) {
             Ok(child) => {
                 eprintln!(
-                    "odm::testing: the local test server is up ({:.1}s); it stops when this process exits",
+                    "odm-testing: the local test server is up ({:.1}s); it stops when this process exits",
                     started.elapsed().as_secs_f64()
                 );
                 SERVER_PID.store(child.id() as i32, Ordering::SeqCst);

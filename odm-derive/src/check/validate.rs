@@ -10,7 +10,7 @@
 use syn::{GenericArgument, PathArguments, Type};
 
 use crate::ast::{Container, Field};
-use crate::attr_validate::{Number, Rule, RuleKind};
+use crate::attr::validate::{Number, Rule, RuleKind};
 use crate::ctxt::Ctxt;
 
 /// The validation rules of a document or an embedded type.

@@ -4,7 +4,7 @@
 use syn::meta::ParseNestedMeta;
 use syn::{Ident, Token};
 
-use crate::attr::{empty_parens, nested_first_error};
+use crate::attr::base::{empty_parens, nested_first_error};
 
 /// `shard_key(tenant, region)`: the fields, in order.
 pub fn parse_shard_key(meta: &ParseNestedMeta) -> syn::Result<Vec<Ident>> {

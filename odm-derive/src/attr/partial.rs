@@ -6,7 +6,7 @@ use syn::meta::ParseNestedMeta;
 use syn::punctuated::Punctuated;
 use syn::{Expr, ExprLit, ExprUnary, Ident, Lit, Token, UnOp};
 
-use crate::attr::{empty_parens, nested_first_error};
+use crate::attr::base::{empty_parens, nested_first_error};
 
 /// One term of a partial filter, as written; the terms are combined with
 /// `$and`.

@@ -1,0 +1,351 @@
+//! The batch through the `insert` and `update` commands (many statements,
+//! `ordered: false`), for servers without `bulkWrite` (MongoDB < 8.0):
+//! split at the server's limits, each reply read per statement. An insert
+//! without a write error landed; an update is told only by the command's
+//! count, so where the count does not pin each statement down, one read of
+//! the statements' documents does ([`resolve`](super::resolve)).
+
+use mongodb::bson::raw::{RawArrayBuf, RawBson, RawDocumentBuf};
+use mongodb::bson::{doc, Bson, Document as BsonDocument};
+use mongodb::error::{ErrorKind, WriteConcernError, WriteError, WriteFailure};
+use mongodb::ClientSession;
+
+use super::answer::Answer;
+use super::path::Limits;
+use super::resolve::{self, Expect, Verdict};
+use crate::command_log::Command;
+use crate::document::Document;
+use crate::model::Model;
+use crate::session::send;
+
+/// One statement of the batch, borrowed from its `Doc`'s step.
+pub(crate) enum Statement<'s> {
+    Insert(&'s RawDocumentBuf),
+    Update {
+        id: &'s Bson,
+        filter: &'s BsonDocument,
+        update: &'s BsonDocument,
+        expect: Expect,
+    },
+}
+
+/// The answers, one per statement, and the `_id`s the settling read found
+/// when one was made (it also ran `checks`, the filters of the `Doc`s with
+/// nothing to write, so no second read is needed).
+pub(crate) struct Sent {
+    pub answers: Vec<Answer>,
+    pub found: Option<mongodb::error::Result<Vec<Bson>>>,
+}
+
+/// The reply of one command, per statement of it.
+struct Reply {
+    /// Statement indices (into the batch) this command carried.
+    members: Vec<usize>,
+    outcome: mongodb::error::Result<Counted>,
+}
+
+struct Counted {
+    n: u64,
+    /// `(position in the command, error)`.
+    refused: Vec<(usize, WriteError)>,
+    unsatisfied: Option<mongodb::error::Error>,
+}
+
+/// Sends `statements` as [`Sent`] says.
+pub(crate) async fn write<T: Document>(
+    model: &Model<T>,
+    statements: Vec<Statement<'_>>,
+    checks: Vec<BsonDocument>,
+    limits: Limits,
+    mut session: Option<&mut ClientSession>,
+) -> Sent {
+    let mut inserts = Vec::new();
+    let mut updates = Vec::new();
+    for (i, s) in statements.iter().enumerate() {
+        match s {
+            Statement::Insert(raw) => inserts.push((i, RawBson::Document((*raw).clone()))),
+            Statement::Update { filter, update, .. } => {
+                let mut one = RawDocumentBuf::new();
+                let q = RawDocumentBuf::try_from(*filter);
+                let u = RawDocumentBuf::try_from(*update);
+                // Documents odm built always serialize; if one does not,
+                // the server refuses the empty statement.
+                if let (Ok(q), Ok(u)) = (q, u) {
+                    crate::bson_release::append(&mut one, "q", q);
+                    crate::bson_release::append(&mut one, "u", u);
+                }
+                updates.push((i, RawBson::Document(one)));
+            }
+        }
+    }
+    let mut replies = Vec::new();
+    for (name, list, key) in [
+        ("insert", inserts, "documents"),
+        ("update", updates, "updates"),
+    ] {
+        let sizes: Vec<usize> = list.iter().map(|(_, s)| size(s)).collect();
+        let mut list = list.into_iter();
+        for batch in split(&sizes, limits) {
+            let part: Vec<(usize, RawBson)> = list.by_ref().take(batch).collect();
+            let members = part.iter().map(|(i, _)| *i).collect();
+            let mut command = RawDocumentBuf::new();
+            crate::bson_release::append(&mut command, name, model.name());
+            let array: RawArrayBuf = part.into_iter().map(|(_, s)| s).collect();
+            crate::bson_release::append(&mut command, key, array);
+            crate::bson_release::append(&mut command, "ordered", false);
+            let log = Command::new(model.name(), name);
+            let database = model.database();
+            let action = database.run_raw_command(command);
+            let outcome = log.send(send(action, session.as_deref_mut())).await;
+            replies.push(Reply {
+                members,
+                outcome: outcome.and_then(counted),
+            });
+        }
+    }
+
+    let mut answers: Vec<Option<Answer>> = vec![None; statements.len()];
+    let key = T::__odm_meta().versioning.key;
+    let mut open = Vec::new();
+    for reply in &replies {
+        let counted = match &reply.outcome {
+            Err(e) => {
+                for &i in &reply.members {
+                    answers[i] = Some(Answer::Unknown(e.clone()));
+                }
+                continue;
+            }
+            Ok(c) => c,
+        };
+        for (at, w) in &counted.refused {
+            if let Some(&i) = reply.members.get(*at) {
+                let e = ErrorKind::Write(WriteFailure::WriteError(w.clone()));
+                answers[i] = Some(Answer::Refused(e.into()));
+            }
+        }
+        let live: Vec<usize> = reply
+            .members
+            .iter()
+            .copied()
+            .filter(|&i| answers[i].is_none())
+            .collect();
+        let inserts = matches!(
+            live.first().map(|&i| &statements[i]),
+            Some(Statement::Insert(_))
+        );
+        if inserts || !resolve::needs_read(counted.n, live.len()) {
+            let verdict = match inserts {
+                true => Verdict::Landed,
+                false => resolve::without_read(counted.n, live.len()),
+            };
+            for i in live {
+                answers[i] = Some(answer(verdict, counted, inserts));
+            }
+        } else {
+            open.push((live, counted));
+        }
+    }
+
+    let mut found = None;
+    if !open.is_empty() {
+        let ids: Vec<Bson> = open
+            .iter()
+            .flat_map(|(live, _)| live.iter())
+            .filter_map(|&i| match &statements[i] {
+                Statement::Update { id, .. } => Some((*id).clone()),
+                Statement::Insert(_) => None,
+            })
+            .collect();
+        let mut clauses = vec![doc! { "_id": { "$in": ids } }];
+        clauses.extend(checks);
+        let read = read(model, doc! { "$or": clauses }, session).await;
+        for (live, counted) in open {
+            let verdicts = match &read {
+                Ok(docs) => {
+                    let by_id: std::collections::HashMap<Vec<u8>, &BsonDocument> = docs
+                        .iter()
+                        .filter_map(|d| Some((super::refuse::key(d.get("_id")?), d)))
+                        .collect();
+                    let cases: Vec<(&Expect, Option<&BsonDocument>)> = live
+                        .iter()
+                        .map(|&i| match &statements[i] {
+                            Statement::Update { id, expect, .. } => {
+                                (expect, by_id.get(&super::refuse::key(id)).copied())
+                            }
+                            Statement::Insert(_) => unreachable!("inserts need no read"),
+                        })
+                        .collect();
+                    resolve::decide(counted.n, &cases, key)
+                }
+                Err(_) => vec![Verdict::Unknown; live.len()],
+            };
+            for (i, verdict) in live.into_iter().zip(verdicts) {
+                answers[i] = Some(match (&read, verdict) {
+                    (Err(e), _) => Answer::Unknown(e.clone()),
+                    (Ok(_), v) => answer(v, counted, false),
+                });
+            }
+        }
+        found = Some(read.map(|docs| {
+            docs.into_iter()
+                .filter_map(|mut d| d.remove("_id"))
+                .collect()
+        }));
+    }
+    Sent {
+        answers: answers
+            .into_iter()
+            .map(|a| a.unwrap_or_else(|| Answer::Unknown(untold())))
+            .collect(),
+        found,
+    }
+}
+
+/// The answer of a statement judged `verdict` in a command answered
+/// `counted`.
+fn answer(verdict: Verdict, counted: &Counted, insert: bool) -> Answer {
+    match (verdict, &counted.unsatisfied) {
+        (Verdict::Missed, _) => Answer::Matched(0),
+        (Verdict::Unheld, _) => Answer::Unheld,
+        (Verdict::Unknown, _) => Answer::Unknown(untold()),
+        (Verdict::Landed, Some(w)) => Answer::Unsatisfied(w.clone()),
+        (Verdict::Landed, None) if insert => Answer::Inserted,
+        (Verdict::Landed, None) => Answer::Matched(1),
+    }
+}
+
+/// The error of a statement whose outcome the server's answer does not
+/// tell.
+fn untold() -> mongodb::error::Error {
+    mongodb::error::Error::custom(
+        "the server's answer does not tell whether this statement was applied",
+    )
+}
+
+/// A reply read: how many statements matched (or were inserted), which
+/// were refused, and its write concern error.
+fn counted(reply: BsonDocument) -> mongodb::error::Result<Counted> {
+    let n = match reply.get("n") {
+        Some(Bson::Int32(n)) => *n as u64,
+        Some(Bson::Int64(n)) => *n as u64,
+        Some(Bson::Double(n)) => *n as u64,
+        _ => 0,
+    };
+    let mut refused = Vec::new();
+    if let Ok(errors) = reply.get_array("writeErrors") {
+        for e in errors {
+            let Bson::Document(e) = e else { continue };
+            let at = match e.get("index") {
+                Some(Bson::Int32(i)) => *i as usize,
+                Some(Bson::Int64(i)) => *i as usize,
+                _ => continue,
+            };
+            let w: WriteError = crate::bson_release::from_bson(Bson::Document(e.clone()))
+                .map_err(|e| mongodb::error::Error::custom(e.to_string()))?;
+            refused.push((at, w));
+        }
+    }
+    let unsatisfied = match reply.get_document("writeConcernError") {
+        Ok(w) => {
+            let w: WriteConcernError = crate::bson_release::from_bson(Bson::Document(w.clone()))
+                .map_err(|e| mongodb::error::Error::custom(e.to_string()))?;
+            Some(ErrorKind::Write(WriteFailure::WriteConcernError(w)).into())
+        }
+        Err(_) => None,
+    };
+    Ok(Counted {
+        n,
+        refused,
+        unsatisfied,
+    })
+}
+
+/// The size of `statement` in a command's array.
+fn size(statement: &RawBson) -> usize {
+    match statement {
+        RawBson::Document(d) => d.as_bytes().len(),
+        _ => 0,
+    }
+}
+
+/// The lengths of the commands `sizes` (each statement's bytes) are sent
+/// in: as few as `limits` allow, in order, each with at least one
+/// statement.
+pub(crate) fn split(sizes: &[usize], limits: Limits) -> Vec<usize> {
+    // An array element costs its type byte, its key (up to 6 digits and a
+    // NUL) besides the document; the command's own fields stay under 1 KiB.
+    const PER_ITEM: usize = 8;
+    const COMMAND: usize = 1024;
+    let room = limits.max_bson.saturating_sub(COMMAND);
+    let mut batches = Vec::new();
+    let (mut count, mut bytes) = (0, 0);
+    for &s in sizes {
+        let s = s + PER_ITEM;
+        if count > 0 && (count == limits.max_batch || bytes + s > room) {
+            batches.push(count);
+            (count, bytes) = (0, 0);
+        }
+        count += 1;
+        bytes += s;
+    }
+    if count > 0 {
+        batches.push(count);
+    }
+    batches
+}
+
+/// The documents matching `filter`, whole: a document is compared with
+/// the value its `Doc` would commit.
+async fn read<T: Document>(
+    model: &Model<T>,
+    filter: BsonDocument,
+    session: Option<&mut ClientSession>,
+) -> mongodb::error::Result<Vec<BsonDocument>> {
+    use futures_util::TryStreamExt;
+    let log = Command::new(model.name(), "find").filter(&filter);
+    let find = model.collection().find(filter);
+    let read = async {
+        let docs: Vec<BsonDocument> = match session {
+            Some(s) => {
+                let mut cursor = find.session(&mut *s).await?;
+                cursor.stream(s).try_collect().await?
+            }
+            None => find.await?.try_collect().await?,
+        };
+        Ok::<_, mongodb::error::Error>(Read(docs))
+    };
+    let Read(docs) = log.send(read).await?;
+    Ok(docs)
+}
+
+struct Read(Vec<BsonDocument>);
+
+impl crate::command_log::Answer for Read {
+    fn brief(&self) -> String {
+        format!("found {}", self.0.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_split_at_the_count_and_the_size() {
+        let limits = Limits {
+            max_batch: 3,
+            max_bson: 1024 + 100,
+        };
+        assert_eq!(split(&[], limits), Vec::<usize>::new());
+        assert_eq!(split(&[1; 7], limits), [3, 3, 1]);
+        // 40 + 8 bytes each: two fit in 100, not three.
+        assert_eq!(split(&[40; 5], limits), [2, 2, 1]);
+        // One too large for any command goes alone.
+        assert_eq!(split(&[10, 500, 10], limits), [1, 1, 1]);
+        let real = Limits {
+            max_batch: 100_000,
+            max_bson: 16 * 1024 * 1024,
+        };
+        assert_eq!(split(&vec![100; 250_000], real), [100_000, 100_000, 50_000]);
+    }
+}

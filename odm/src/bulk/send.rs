@@ -1,0 +1,166 @@
+//! Sending a batch's statements the chosen way ([`path`](super::path)):
+//! one `bulkWrite`, or the `insert` / `update` commands; either way one
+//! [`Answer`] per statement.
+
+use mongodb::bson::Document as BsonDocument;
+use mongodb::options::{InsertOneModel, UpdateOneModel, WriteModel};
+use mongodb::ClientSession;
+
+use super::answer::{self, Answer};
+use super::commands::{self, Sent, Statement};
+use super::path::{self, BulkPath, Limits};
+use super::prepare::Step;
+use super::resolve::Expect;
+use crate::command_log::Command;
+use crate::document::Document;
+use crate::model::Model;
+use crate::request::Plan;
+use crate::session::send as sessioned;
+
+/// The way chosen before anything is sent.
+pub(crate) enum Route {
+    /// `bulkWrite`; `fallback`: the server was not asked, so the commands
+    /// are used if the driver finds it older than 8.0.
+    BulkWrite {
+        fallback: bool,
+    },
+    Commands(Limits),
+}
+
+/// The way `path` says for this server. Asks `hello` when the choice needs
+/// it: forced commands (for their limits), or `Auto` inside a session
+/// (which may hold a transaction, where a `bulkWrite` the driver refuses
+/// before sending would still mark the transaction started).
+pub(crate) async fn route<T: Document>(
+    model: &Model<T>,
+    path: BulkPath,
+    session: Option<&ClientSession>,
+) -> mongodb::error::Result<Route> {
+    Ok(match path {
+        BulkPath::BulkWrite => Route::BulkWrite { fallback: false },
+        BulkPath::Auto if session.is_none() => Route::BulkWrite { fallback: true },
+        BulkPath::Auto | BulkPath::Commands => {
+            let hello = path::hello(model).await?;
+            match path == BulkPath::Auto && hello.bulk_write() {
+                true => Route::BulkWrite { fallback: false },
+                false => Route::Commands(hello.limits),
+            }
+        }
+    })
+}
+
+/// Sends the statements of `steps` (`versions[i]`: the version step `i`'s
+/// `Doc` loaded) by `route`; `checks` are the filters of the `Doc`s with
+/// nothing to write, read along if the commands need a read.
+pub(crate) async fn send<T: Document>(
+    model: &Model<T>,
+    steps: &[Step],
+    versions: &[Option<i64>],
+    checks: Vec<BsonDocument>,
+    route: Route,
+    mut session: Option<&mut ClientSession>,
+) -> Sent {
+    let limits = match route {
+        Route::Commands(limits) => limits,
+        Route::BulkWrite { fallback } => {
+            let result = bulk_write(model, steps, session.as_deref_mut()).await;
+            match result {
+                Err(e) if fallback && path::too_old(&e) => match path::hello(model).await {
+                    Ok(hello) => hello.limits,
+                    Err(e) => return unknown(steps, e),
+                },
+                result => {
+                    let count = statements(steps).count();
+                    return Sent {
+                        answers: answer::read(count, result),
+                        found: None,
+                    };
+                }
+            }
+        }
+    };
+    let key = T::__odm_meta().versioning.key;
+    let statements = steps
+        .iter()
+        .zip(versions)
+        .filter_map(|(step, version)| match step {
+            Step::Insert { stored, .. } => Some(Statement::Insert(stored)),
+            Step::Update {
+                plan,
+                id,
+                filter,
+                update,
+            } => Some(Statement::Update {
+                id,
+                filter,
+                update,
+                expect: expect(plan, *version, key),
+            }),
+            _ => None,
+        })
+        .collect();
+    commands::write(model, statements, checks, limits, session).await
+}
+
+/// The steps that send a statement.
+fn statements(steps: &[Step]) -> impl Iterator<Item = &Step> {
+    steps
+        .iter()
+        .filter(|s| matches!(s, Step::Insert { .. } | Step::Update { .. }))
+}
+
+/// Every statement unknown with `e`.
+fn unknown(steps: &[Step], e: mongodb::error::Error) -> Sent {
+    Sent {
+        answers: vec![Answer::Unknown(e); statements(steps).count()],
+        found: None,
+    }
+}
+
+/// One `bulkWrite` of every statement (the driver splits it at the
+/// server's limits).
+async fn bulk_write<T: Document>(
+    model: &Model<T>,
+    steps: &[Step],
+    session: Option<&mut ClientSession>,
+) -> mongodb::error::Result<mongodb::results::VerboseBulkWriteResult> {
+    let namespace = model.collection().namespace();
+    let mut models: Vec<WriteModel> = Vec::with_capacity(steps.len());
+    for step in statements(steps) {
+        models.push(match step {
+            Step::Insert { stored, .. } => {
+                let raw: &mongodb::bson::RawDocument = stored;
+                let document = BsonDocument::try_from(raw)
+                    .map_err(|e| mongodb::error::Error::custom(e.to_string()))?;
+                InsertOneModel::builder()
+                    .namespace(namespace.clone())
+                    .document(document)
+                    .build()
+                    .into()
+            }
+            Step::Update { filter, update, .. } => UpdateOneModel::builder()
+                .namespace(namespace.clone())
+                .filter(filter.clone())
+                .update(update.clone())
+                .build()
+                .into(),
+            _ => unreachable!("statements only"),
+        });
+    }
+    let client = model.collection().client();
+    let action = client.bulk_write(models).ordered(false).verbose_results();
+    let log = Command::new(model.name(), "bulkWrite");
+    log.send(sessioned(action, session)).await
+}
+
+/// What the update of `plan` leaves in its document (loaded at
+/// `version`): the value as it will be committed, whole.
+fn expect(plan: &Plan, version: Option<i64>, key: Option<&str>) -> Expect {
+    let raw: &mongodb::bson::RawDocument = &plan.current;
+    Expect {
+        bumps_from: (plan.effect.bump && key.is_some()).then(|| version.unwrap_or(0)),
+        // A value odm serialized always reads back; an empty one never
+        // matches, which leaves the Doc told a miss, in doubt.
+        whole: BsonDocument::try_from(raw).unwrap_or_default(),
+    }
+}
