@@ -84,25 +84,6 @@ async fn all_stored<T: odm::Document>(
         .collect()
 }
 
-/// Runs each named test (an `async fn(BulkPath)`) both ways.
-macro_rules! both_paths {
-    ($($name:ident),* $(,)?) => {$(
-        mod $name {
-            use super::*;
-
-            #[tokio::test]
-            async fn bulk_write() {
-                super::$name(BulkPath::BulkWrite).await
-            }
-
-            #[tokio::test]
-            async fn commands() {
-                super::$name(BulkPath::Commands).await
-            }
-        }
-    )*};
-}
-
 both_paths!(
     a_thousand_docs_with_120_bad_ones,
     a_copy_loaded_before_a_bulk_save_is_stale,
@@ -110,14 +91,6 @@ both_paths!(
     bad_batches_are_refused_before_sending,
     inside_a_transaction,
 );
-
-/// The commands a batch of updates is sent as, the way `path` says.
-fn update_command(path: BulkPath) -> &'static str {
-    match path {
-        BulkPath::Commands => "update",
-        _ => "bulkWrite",
-    }
-}
 
 /// 1,000 loaded `Doc`s changed, of which 100 are stale (another writer
 /// bumped them), 10 take an email another document holds and 10 fail
@@ -176,7 +149,11 @@ async fn a_thousand_docs_with_120_bad_ones(path: BulkPath) {
     let outcomes = accounts.bulk_save(&mut docs).path(path).await.unwrap();
     // One write; the commands' count needs one read to tell the 100
     // stale Docs from the 880 others.
-    assert_eq!(m.monitor.started(update_command(path)), 1, "one round trip");
+    assert_eq!(
+        m.monitor.started(common::bulk_paths::update_command(path)),
+        1,
+        "one round trip"
+    );
     let others = ["bulkWrite", "update", "insert"].iter();
     let others: usize = others.map(|c| m.monitor.started(c)).sum();
     assert_eq!(others, 1, "no other write");

@@ -72,34 +72,7 @@ async fn all_stored<T: odm::Document>(model: &Model<T>) -> HashMap<ObjectId, Bso
         .collect()
 }
 
-/// Runs each named test (an `async fn(BulkPath)`) both ways.
-macro_rules! both_paths {
-    ($($name:ident),* $(,)?) => {$(
-        mod $name {
-            use super::*;
-
-            #[tokio::test]
-            async fn bulk_write() {
-                super::$name(BulkPath::BulkWrite).await
-            }
-
-            #[tokio::test]
-            async fn commands() {
-                super::$name(BulkPath::Commands).await
-            }
-        }
-    )*};
-}
-
 both_paths!(the_thousand_under_each_fault, pushes_under_each_fault);
-
-/// The command a batch of updates is sent as, the way `path` says.
-fn update_command(path: BulkPath) -> &'static str {
-    match path {
-        BulkPath::Commands => "update",
-        _ => "bulkWrite",
-    }
-}
 
 /// Which of the 1,000: 100 stale, 10 taking a held email, 10 invalid.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -174,7 +147,7 @@ async fn the_thousand_under_each_fault(path: BulkPath) {
 
         let outcomes = m
             .with_fault(
-                update_command(path),
+                common::bulk_paths::update_command(path),
                 fault,
                 accounts.bulk_save(&mut docs).path(path),
             )
@@ -285,7 +258,7 @@ async fn pushes_under_each_fault(path: BulkPath) {
         let intended: Vec<_> = docs.iter().map(|d| at_version(&**d, 1)).collect();
         let err = m
             .with_fault(
-                update_command(path),
+                common::bulk_paths::update_command(path),
                 fault,
                 items.bulk_save(&mut docs).path(path),
             )

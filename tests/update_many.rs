@@ -341,3 +341,91 @@ async fn both_run_inside_a_session_and_its_transaction() {
     assert_eq!(stored.get_i32("__v").unwrap(), 1);
     m.finish().await;
 }
+
+/// A member under optimistic_concurrency, for typed paths.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(collection = "members", optimistic_concurrency)]
+struct Member {
+    #[serde(rename = "_id")]
+    id: i32,
+    status: String,
+    age: i32,
+}
+
+/// The filter and the update built from `Member::fields()` paths (their
+/// values checked against the field types at compile time; `tests/ui`
+/// holds the misuses) go out as the documents they stand for, with the
+/// version bump, and change exactly the matched documents.
+#[tokio::test]
+async fn typed_filters_and_updates() {
+    let m = Monitored::new("update-many-typed").await;
+    let members = Member::model(m.db());
+    for (id, status, age) in [
+        (1, "ACTIVE", 17),
+        (2, "ACTIVE", 30),
+        (3, "BANNED", 40),
+        (4, "ACTIVE", 18),
+    ] {
+        let status = status.to_string();
+        members.create(Member { id, status, age }).await.unwrap();
+    }
+    let mut stale = members.find_by_id(2).await.unwrap().unwrap();
+    m.monitor.clear();
+
+    let f = Member::fields();
+    let report = members
+        .update_many(
+            f.age().gte(18).and(f.status().eq("ACTIVE")),
+            f.status().set("EXPIRED").and(f.age().inc(1)),
+        )
+        .await
+        .unwrap();
+    assert_eq!((report.matched(), report.modified()), (2, 2));
+    let sent = m.monitor.named("update");
+    assert_eq!(sent.len(), 1, "one update command");
+    let stmt = sent[0].command.get_array("updates").unwrap()[0]
+        .as_document()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        stmt.get_document("q").unwrap(),
+        &doc! { "age": { "$gte": 18 }, "status": "ACTIVE" }
+    );
+    assert_eq!(
+        stmt.get_document("u").unwrap(),
+        &doc! { "$set": { "status": "EXPIRED" }, "$inc": { "age": 1, "__v": 1 } }
+    );
+
+    let expected = [
+        (1, "ACTIVE", 17, 0),
+        (2, "EXPIRED", 31, 1),
+        (3, "BANNED", 40, 0),
+        (4, "EXPIRED", 19, 1),
+    ];
+    for (id, status, age, version) in expected {
+        assert_eq!(
+            common::stored(&members, id).await,
+            doc! { "_id": id, "status": status, "age": age, "__v": version },
+            "member {id}"
+        );
+    }
+    // A copy loaded before the update fails its versioned save.
+    stale.age = 50;
+    assert!(matches!(stale.save().await, Err(Error::Version(_))));
+    assert_eq!(
+        common::stored(&members, 2).await.get_i32("age").unwrap(),
+        31
+    );
+
+    // A raw document still goes as given.
+    let report = members
+        .update_many(f.id().eq(1), doc! { "$set": { "status": "NEW" } })
+        .await
+        .unwrap();
+    assert_eq!(report.matched(), 1);
+    assert_eq!(
+        common::stored(&members, 1).await,
+        doc! { "_id": 1, "status": "NEW", "age": 17, "__v": 1 }
+    );
+    m.finish().await;
+}

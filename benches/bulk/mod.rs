@@ -1,7 +1,9 @@
 //! The `BULK` rows of `e2e`: N changed `Doc`s (10,000; quick mode 100)
-//! saved by `bulk_save`, by a `save()` loop, and by the raw driver's bulk
-//! write of the same updates (`client.bulk_write`, unordered, verbose
-//! results as bulk_save asks), end to end on the same server; and the
+//! saved by `bulk_save` (each way: the `bulkWrite` command, and the
+//! `update` command with many statements of servers before 8.0), by a
+//! `save()` loop, by the raw driver's bulk write of the same updates
+//! (`client.bulk_write`, unordered, verbose results as bulk_save asks) and
+//! by one raw `update` command of them, end to end on the same server; and the
 //! client's CPU per document for each (this process's user + system time
 //! from `/proc/self/stat`: odm and the driver; the server is another
 //! process).
@@ -10,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::TryStreamExt;
 use mongodb::options::UpdateOneModel;
+use odm::__private::BulkPath;
 use odm::bson::{Bson, Document as BsonDocument};
 use odm::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -94,51 +97,87 @@ pub async fn run(db: &mongodb::Database, quick: bool) {
     let namespace = model.collection().namespace();
 
     let mut counter = 0;
-    let (mut bulk, mut raw) = (Vec::new(), Vec::new());
+    // The four sides: bulk_save by bulkWrite, bulk_save by the update
+    // command, the raw bulk write, the raw update command.
+    let mut times: [Vec<(Duration, Duration)>; 4] = Default::default();
     for round in 0..rounds {
-        // bulk_save and the raw bulk write alternate which goes first.
-        for side in 0..2 {
+        // Each round the sides go in another order.
+        for step in 0..4 {
+            let side = (round + step) % 4;
             counter += 1;
             let mut docs = load(&model).await;
-            if (round + side) % 2 == 0 {
-                for doc in docs.iter_mut() {
-                    doc.counter = counter;
+            let t = match side {
+                0 | 1 => {
+                    for doc in docs.iter_mut() {
+                        doc.counter = counter;
+                    }
+                    let (expected_filter, expected_update) = docs[0].changes().unwrap();
+                    let version = docs[0].version().unwrap() as i32;
+                    assert_eq!(expected_filter, doc! { "_id": docs[0].id, "__v": version });
+                    assert_eq!(
+                        expected_update,
+                        doc! { "$set": { "counter": counter }, "$inc": { "__v": 1 } }
+                    );
+                    let path = [BulkPath::BulkWrite, BulkPath::Commands][side];
+                    let t = timed(async {
+                        let outcomes = model.bulk_save(&mut docs).path(path).await.unwrap();
+                        assert!(outcomes.iter().all(Result::is_ok));
+                    })
+                    .await;
+                    check(&model, &docs).await;
+                    t
                 }
-                let (expected_filter, expected_update) = docs[0].changes().unwrap();
-                let version = docs[0].version().unwrap() as i32;
-                assert_eq!(expected_filter, doc! { "_id": docs[0].id, "__v": version });
-                assert_eq!(
-                    expected_update,
-                    doc! { "$set": { "counter": counter }, "$inc": { "__v": 1 } }
-                );
-                let t = timed(async {
-                    let outcomes = model.bulk_save(&mut docs).await.unwrap();
-                    assert!(outcomes.iter().all(Result::is_ok));
-                })
-                .await;
-                check(&model, &docs).await;
-                bulk.push(t);
-            } else {
-                let t = timed(async {
-                    let models = docs.iter().map(|d| {
-                        let version = d.version().unwrap() as i32;
-                        UpdateOneModel::builder()
-                            .namespace(namespace.clone())
-                            .filter(doc! { "_id": Bson::ObjectId(d.id), "__v": version })
-                            .update(doc! { "$set": { "counter": counter }, "$inc": { "__v": 1 } })
-                            .build()
-                    });
-                    let done = client
-                        .bulk_write(models)
-                        .ordered(false)
-                        .verbose_results()
-                        .await
-                        .unwrap();
-                    assert_eq!(done.summary.matched_count as usize, n);
-                })
-                .await;
-                raw.push(t);
-            }
+                2 => {
+                    timed(async {
+                        let models = docs.iter().map(|d| {
+                            let version = d.version().unwrap() as i32;
+                            UpdateOneModel::builder()
+                                .namespace(namespace.clone())
+                                .filter(doc! { "_id": Bson::ObjectId(d.id), "__v": version })
+                                .update(
+                                    doc! { "$set": { "counter": counter }, "$inc": { "__v": 1 } },
+                                )
+                                .build()
+                        });
+                        let done = client
+                            .bulk_write(models)
+                            .ordered(false)
+                            .verbose_results()
+                            .await
+                            .unwrap();
+                        assert_eq!(done.summary.matched_count as usize, n);
+                    })
+                    .await
+                }
+                _ => {
+                    timed(async {
+                        let updates: Vec<BsonDocument> = docs
+                            .iter()
+                            .map(|d| {
+                                let version = d.version().unwrap() as i32;
+                                doc! {
+                                    "q": { "_id": Bson::ObjectId(d.id), "__v": version },
+                                    "u": { "$set": { "counter": counter }, "$inc": { "__v": 1 } },
+                                }
+                            })
+                            .collect();
+                        let command = doc! {
+                            "update": model.name(),
+                            "updates": updates,
+                            "ordered": false,
+                        };
+                        let done = db.run_command(command).await.unwrap();
+                        let matched = match done.get("n") {
+                            Some(Bson::Int32(v)) => *v as i64,
+                            Some(Bson::Int64(v)) => *v,
+                            other => panic!("update answered n = {other:?}"),
+                        };
+                        assert_eq!(matched as usize, n);
+                    })
+                    .await
+                }
+            };
+            times[side].push(t);
         }
     }
     // The save() loop, once (10,000 round trips).
@@ -157,35 +196,59 @@ pub async fn run(db: &mongodb::Database, quick: bool) {
         v.sort();
         v[v.len() / 2]
     };
-    let bulk_wall = median(bulk.iter().map(|t| t.0).collect());
-    let raw_wall = median(raw.iter().map(|t| t.0).collect());
-    let bulk_cpu = median(bulk.iter().map(|t| t.1).collect());
-    let raw_cpu = median(raw.iter().map(|t| t.1).collect());
+    let wall = |side: usize| median(times[side].iter().map(|t| t.0).collect());
+    let cpu_of = |side: usize| median(times[side].iter().map(|t| t.1).collect());
+    let (bulk_wall, commands_wall, raw_wall, raw_update_wall) =
+        (wall(0), wall(1), wall(2), wall(3));
+    let (bulk_cpu, commands_cpu, raw_cpu, raw_update_cpu) =
+        (cpu_of(0), cpu_of(1), cpu_of(2), cpu_of(3));
     let per = |d: Duration| d.as_nanos() as f64 / n as f64;
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
-        "BULK: {n} changed Docs: bulk_save {:.1} ms, raw bulk_write {:.1} ms, save() loop {:.1} ms \
+        "BULK: {n} changed Docs: bulk_save {:.1} ms, bulk_save by update command {:.1} ms, \
+         raw bulk_write {:.1} ms, raw update command {:.1} ms, save() loop {:.1} ms \
          (medians of {rounds} rounds; the loop once)",
-        bulk_wall.as_secs_f64() * 1e3,
-        raw_wall.as_secs_f64() * 1e3,
-        looped.0.as_secs_f64() * 1e3,
+        ms(bulk_wall),
+        ms(commands_wall),
+        ms(raw_wall),
+        ms(raw_update_wall),
+        ms(looped.0),
     );
     println!(
-        "BULK: client CPU per Doc: bulk_save {:.1} us, raw bulk_write {:.1} us, save() loop {:.1} us",
+        "BULK: client CPU per Doc: bulk_save {:.1} us, by update command {:.1} us, \
+         raw bulk_write {:.1} us, raw update command {:.1} us, save() loop {:.1} us",
         per(bulk_cpu) / 1e3,
+        per(commands_cpu) / 1e3,
         per(raw_cpu) / 1e3,
+        per(raw_update_cpu) / 1e3,
         per(looped.1) / 1e3,
     );
+    let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
     println!("E2E BULK bulk_save_ns_per_doc {:.0}", per(bulk_wall));
-    println!("E2E BULK raw_bulk_write_ns_per_doc {:.0}", per(raw_wall));
-    println!("E2E BULK save_loop_ns_per_doc {:.0}", per(looped.0));
     println!(
-        "E2E BULK ratio_vs_raw {:.2}",
-        bulk_wall.as_secs_f64() / raw_wall.as_secs_f64()
+        "E2E BULK bulk_save_commands_ns_per_doc {:.0}",
+        per(commands_wall)
     );
+    println!("E2E BULK raw_bulk_write_ns_per_doc {:.0}", per(raw_wall));
     println!(
-        "E2E BULK speedup_vs_loop {:.1}",
-        looped.0.as_secs_f64() / bulk_wall.as_secs_f64()
+        "E2E BULK raw_update_command_ns_per_doc {:.0}",
+        per(raw_update_wall)
+    );
+    println!("E2E BULK save_loop_ns_per_doc {:.0}", per(looped.0));
+    println!("E2E BULK ratio_vs_raw {:.2}", ratio(bulk_wall, raw_wall));
+    println!(
+        "E2E BULK ratio_commands_vs_raw_update {:.2}",
+        ratio(commands_wall, raw_update_wall)
+    );
+    println!("E2E BULK speedup_vs_loop {:.1}", ratio(looped.0, bulk_wall));
+    println!(
+        "E2E BULK speedup_commands_vs_loop {:.1}",
+        ratio(looped.0, commands_wall)
     );
     println!("E2E BULK cpu_ns_per_doc_bulk_save {:.0}", per(bulk_cpu));
+    println!(
+        "E2E BULK cpu_ns_per_doc_bulk_save_commands {:.0}",
+        per(commands_cpu)
+    );
     println!("E2E BULK cpu_ns_per_doc_save {:.0}", per(looped.1));
 }

@@ -20,6 +20,7 @@ pub const EXCLUDE: Symbol = Symbol("exclude");
 pub const TIMESTAMPS: Symbol = Symbol("timestamps");
 pub const CREATED_AT: Symbol = Symbol("created_at");
 pub const UPDATED_AT: Symbol = Symbol("updated_at");
+pub const SERVER_CLOCK: Symbol = Symbol("server_clock");
 pub const HOOKS: Symbol = Symbol("hooks");
 pub const SHARD_KEY: Symbol = Symbol("shard_key");
 

@@ -7,6 +7,7 @@ pub use crate::document::Document;
 pub use crate::error::{Result, ValidationError, ValidationErrors};
 pub use crate::fields;
 pub use crate::hooks::{HookContext, Hooks};
+pub use crate::index::kinds::{Collation, Key as IndexKey, TextOptions};
 pub use crate::index::spec::{Condition, IndexSpec, PartialOp, PartialValue, Term};
 pub use crate::insert_id::set_id;
 pub use crate::meta::{Concurrency, Meta, Timestamps, Versioning};

@@ -83,12 +83,12 @@
 //! | `optimistic_concurrency` | every changing save checks and bumps the version |
 //! | `optimistic_concurrency(include(a, b))` / `(exclude(a, b))` | only changes to / outside these fields (or [paths](#field-paths): `profile.first_name`) are checked |
 //! | `validate = path` | a cross-field rule `fn(&Self) -> Result<(), ValidationError>` (repeatable) |
-//! | `index(keys(a = 1, b = -1), unique, sparse, partial(..), name = "..")` | a compound index |
+//! | `index(keys(a = 1, b = -1), unique, sparse, partial(..), name = "..")` | a compound index; keys may be `"text"`, `"2dsphere"`, `"hashed"`, with `expire_after`, `collation(..)`, `weights(..)`, `wildcard` ([index kinds](crate::index#index-kinds)) |
 //!
 //! | on a field | meaning |
 //! |---|---|
 //! | `skip_versioning` | changes to this array never touch the version (any [`BsonArray`]) |
-//! | `unique`, `index`, `sparse`, `partial(status = "ACTIVE")` | single-field indexes ([`index`]) |
+//! | `unique`, `index`, `sparse`, `partial(status = "ACTIVE")`, `expire_after = 3600`, `collation(locale = "en", strength = 2)` | single-field indexes ([`index`]) |
 //! | `min`, `max`, `min_len`, `max_len`, `one_of(..)`, `required`, `validate = path`, `nested` | validation ([`validate`]) |
 //!
 //! ## What a save sends
@@ -358,7 +358,11 @@
 //! statement, never guessed; where it cannot tell (a `Doc` with nothing to
 //! write, a guarded array change that matched nothing) one more read of
 //! those ids settles it. [`Model::insert_many`] inserts values the same
-//! way (ids generated before sending), one outcome per value.
+//! way (ids generated before sending), one outcome per value. A server
+//! before MongoDB 8.0 (no `bulkWrite`) gets the `insert` / `update`
+//! commands with many statements; their count is settled per statement by
+//! at most one read, which commits only a `Doc` stored exactly as in
+//! memory (the rules say how).
 //!
 //! The outer `Result` fails only when no `Doc` can be told an outcome of
 //! its own: a batch refused before sending ([`Error::Batch`]: the same
@@ -847,9 +851,18 @@
 //! every claim. They are the struct fields stored as `createdAt` and
 //! `updatedAt` (rename with `#[odm(timestamps(created_at = "born",
 //! updated_at = "touched"))]`, BSON names), of type `odm::bson::DateTime`
-//! or `Option<odm::bson::DateTime>`; a missing field or another type is a
-//! compile error. odm owns them: an insert overwrites any value the struct
-//! holds. Times are the client's clock, in milliseconds.
+//! or `Option<odm::bson::DateTime>` (or, with the features `chrono` /
+//! `time`, `chrono::DateTime<Utc>` / `time::OffsetDateTime` and their
+//! `Option`: see [Date-time types](#date-time-types-chrono-and-time)); a
+//! missing field or another type is a compile error. odm owns them: an
+//! insert overwrites any value the struct holds. Times are in
+//! milliseconds, from the application's clock, or from the server's with
+//! `#[odm(timestamps(server_clock))]`: each write that stamps (saves,
+//! upserts, claims, `update_many`, and once per `bulk_save` /
+//! `insert_many` batch) first reads the server's time (`hello`, one round
+//! trip) and stamps with it, so every instance of an application stamps by
+//! one clock, and the `Doc` holds the stored time after the save (the
+//! save rules: "Timestamps from the server's clock").
 //!
 //! ```
 //! # use odm::prelude::*;
@@ -865,6 +878,41 @@
 //!     pub updated_at: Option<odm::bson::DateTime>,
 //! }
 //! ```
+//!
+//! ## Date-time types: `chrono` and `time`
+//!
+//! With the feature `chrono` (or `time`), a model field of type
+//! `chrono::DateTime<Utc>` (or `time::OffsetDateTime`) is stored as a BSON
+//! date when it names a helper of [`odm::time`](crate::time) in
+//! `#[serde(with = "...")]` (serde alone stores text). The same helpers
+//! serve bson 2 and bson 3, and the features turn on bson's own
+//! conversions (`Bson::from(chrono_value)` in a filter). A date holds
+//! milliseconds: a finer value is stored cut to the millisecond, and is no
+//! change for the next save (saves compare what the value serializes to).
+//!
+//! ```
+//! # #[cfg(feature = "chrono")]
+//! # mod with_chrono {
+//! # use odm::prelude::*;
+//! # use serde::{Deserialize, Serialize};
+//! #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+//! #[odm(timestamps(server_clock))]
+//! #[serde(rename_all = "camelCase")]
+//! pub struct Booking {
+//!     #[serde(rename = "_id")]
+//!     pub id: ObjectId,
+//!     #[serde(with = "odm::time::chrono_datetime")]
+//!     pub starts: chrono::DateTime<chrono::Utc>,
+//!     #[serde(default, with = "odm::time::chrono_datetime_option")]
+//!     pub created_at: Option<chrono::DateTime<chrono::Utc>>,
+//!     #[serde(default, with = "odm::time::chrono_datetime_option")]
+//!     pub updated_at: Option<chrono::DateTime<chrono::Utc>>,
+//! }
+//! # }
+//! ```
+//!
+//! See the `time_types` example (`cargo run --features chrono,time
+//! --example time_types`).
 //!
 //! ## Hooks
 //!
@@ -988,9 +1036,11 @@ mod reload;
 mod request;
 mod same_type;
 mod save;
+mod server_clock;
 mod session;
 mod stream;
 mod strict;
+pub mod time;
 mod timestamps;
 pub mod typed;
 pub mod validate;

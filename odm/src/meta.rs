@@ -64,4 +64,7 @@ pub struct Timestamps {
     pub created_at: &'static str,
     /// Set on every write that changes the document (`updatedAt` unless renamed).
     pub updated_at: &'static str,
+    /// The times come from the server's clock (`timestamps(server_clock)`),
+    /// not the application's.
+    pub server_clock: bool,
 }

@@ -131,14 +131,18 @@ async fn run<T: Document>(
     let meta = T::__odm_meta();
     let is_new = doc.is_new();
     if is_new {
-        let plan = crate::insert_id::plan_with_id(doc)?;
+        let mut plan = crate::insert_id::plan_with_id(doc)?;
         doc.validate().map_err(Error::Validation)?;
+        let database = doc.model().database();
+        crate::server_clock::restamp::<T>(&mut plan, &database, doc.model().name()).await?;
         insert(doc, plan, session.as_deref_mut(), fence).await?;
     } else {
         doc.validate().map_err(Error::Validation)?;
-        let plan = doc.plan()?;
+        let mut plan = doc.plan()?;
         let id = doc.stored_id().expect("a stored document has an id");
         shard::check(meta.shard_key, &plan.changes, meta.collection, id)?;
+        let database = doc.model().database();
+        crate::server_clock::restamp::<T>(&mut plan, &database, doc.model().name()).await?;
         update(doc, plan, session.as_deref_mut(), fence).await?;
     }
     if meta.hooks {

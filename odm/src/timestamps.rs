@@ -4,7 +4,8 @@
 //! Saves stamp the serialized value (the plan), never the value itself: the
 //! value takes the new times only when the write succeeds, so a failed save
 //! leaves the `Doc` untouched. `upsert` and `claim` add the fields to the
-//! update document.
+//! update document. The time is the application's clock, or the server's
+//! with `timestamps(server_clock)` (see `server_clock`).
 
 use crate::bson_release;
 use mongodb::bson::raw::{RawBson, RawDocumentBuf};
@@ -14,11 +15,14 @@ use crate::atomic::ops;
 use crate::diff::{raw_error, Change, Op};
 use crate::document::Document;
 use crate::error::Result;
+use crate::request::Plan;
 
-/// The type of a `timestamps` field: `DateTime` or `Option<DateTime>`.
+/// The type of a `timestamps` field: `DateTime` or `Option<DateTime>`, and
+/// with the features `chrono` / `time` their `DateTime<Utc>` /
+/// `OffsetDateTime` (see [`crate::time`]).
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
-    message = "a `timestamps` field must be `odm::bson::DateTime` or `Option<odm::bson::DateTime>`, not `{Self}`",
+    message = "a `timestamps` field must be `odm::bson::DateTime`, `chrono::DateTime<Utc>` (feature `chrono`), `time::OffsetDateTime` (feature `time`) or an `Option` of one, not `{Self}`",
     label = "this field is written by `#[odm(timestamps)]`"
 )]
 pub trait TimestampField {
@@ -90,6 +94,28 @@ pub(crate) fn stamp_plan<T: Document>(
     }))
 }
 
+/// Moves the stamps of a save `plan` to `at` (the server's time): in the
+/// serialized value, the `updated_at` change and the stamp put into the
+/// value on success.
+pub(crate) fn restamp<T: Document>(plan: &mut Plan, at: DateTime) -> Result<()> {
+    let (Some(ts), Some(stamp)) = (T::__odm_meta().timestamps, plan.stamp.as_mut()) else {
+        return Ok(());
+    };
+    let mut fields = vec![(ts.updated_at, at)];
+    if stamp.created.is_some() {
+        stamp.created = Some(at);
+        fields.push((ts.created_at, at));
+    }
+    stamp.updated = at;
+    plan.current = with_fields(&plan.current, &fields)?;
+    for change in &mut plan.changes {
+        if change.path == ts.updated_at {
+            change.value = Bson::DateTime(at);
+        }
+    }
+    Ok(())
+}
+
 /// `raw` with the top-level `fields` set to the given times (in place when
 /// present, else appended).
 fn with_fields(raw: &RawDocumentBuf, fields: &[(&str, DateTime)]) -> Result<RawDocumentBuf> {
@@ -117,11 +143,10 @@ fn with_fields(raw: &RawDocumentBuf, fields: &[(&str, DateTime)]) -> Result<RawD
 /// Adds `$set: {updated_at: now}` (and, for an upsert, `$setOnInsert:
 /// {created_at: now}`) to an update, unless the update already writes the
 /// field. The same `now` for both, so an inserted document has equal times.
-pub(crate) fn stamp_update<T: Document>(update: &mut BsonDocument, upsert: bool) {
+pub(crate) fn stamp_update<T: Document>(update: &mut BsonDocument, upsert: bool, now: DateTime) {
     let Some(ts) = T::__odm_meta().timestamps else {
         return;
     };
-    let now = DateTime::now();
     if !ops::touches(update, ts.updated_at) {
         ops::add(update, "$set", ts.updated_at, Bson::DateTime(now));
     }

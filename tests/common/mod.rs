@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod bson;
+pub mod bulk_paths;
 pub mod faults;
 mod guard;
 pub mod monitor;

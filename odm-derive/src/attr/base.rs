@@ -1,8 +1,15 @@
 //! The helpers every attribute parser shares: consuming nested lists after
-//! an error, recognising `()`, naming a path. The lowest module of `attr`:
-//! it imports no other.
+//! an error, recognising `()`, naming a path, reading `name = ".."`,
+//! refusing a second value. The lowest module of `attr`: it imports no
+//! other.
 
+use std::fmt::Display;
+
+use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
+use syn::{LitStr, Token};
+
+use crate::ctxt::Ctxt;
 
 /// `meta.parse_nested_meta(logic)`, except that after the first error the
 /// rest of the list is consumed: syn would otherwise add an "unexpected
@@ -42,4 +49,27 @@ pub fn path_text(path: &syn::Path) -> String {
         .map(|s| s.ident.to_string())
         .collect::<Vec<_>>()
         .join("::")
+}
+
+/// The string of `name = "..."`.
+pub fn string_value(meta: &ParseNestedMeta, name: impl Display) -> syn::Result<LitStr> {
+    let form = || format!("expected `{name} = \"...\"`");
+    if !meta.input.peek(Token![=]) {
+        return Err(meta.error(form()));
+    }
+    meta.value()?
+        .parse::<LitStr>()
+        .map_err(|e| syn::Error::new(e.span(), form()))
+}
+
+/// Fills `slot`, or reports a duplicate attribute `name` at `span`.
+pub fn set_once<T>(cx: &Ctxt, slot: &mut Option<T>, span: Span, value: T, name: &str) {
+    if slot.is_some() {
+        cx.syn_error(syn::Error::new(
+            span,
+            format!("duplicate odm attribute `{name}`"),
+        ));
+    } else {
+        *slot = Some(value);
+    }
 }

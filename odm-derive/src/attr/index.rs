@@ -6,8 +6,9 @@ use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::{Expr, Ident, LitStr, Token};
 
-use crate::attr::base::{nested_first_error, path_text};
-use crate::attr::partial::{literal, parse_partial, Term, Value};
+use crate::attr::base::{nested_first_error, path_text, set_once};
+use crate::attr::index_kinds::{KeyKind, KindAttrs};
+use crate::attr::partial::{literal, parse_partial, Term};
 use crate::ctxt::Ctxt;
 use crate::symbol::*;
 
@@ -18,21 +19,30 @@ pub struct FieldIndexAttrs {
     pub index: Option<Span>,
     pub sparse: Option<Span>,
     pub partial: Option<(Span, Vec<Term>)>,
+    /// `expire_after`, `collation(..)`.
+    pub kinds: KindAttrs,
 }
 
 /// A container `index(keys(..), unique, sparse, partial(..), name = "..")`.
 pub struct IndexAttr {
     pub span: Span,
-    pub keys: Vec<(Ident, i32)>,
+    /// Where `keys(..)` was written, and the keys; empty for `wildcard`.
+    pub keys_span: Option<Span>,
+    pub keys: Vec<(Ident, KeyKind)>,
     pub unique: Option<Span>,
     pub sparse: Option<Span>,
     pub partial: Option<(Span, Vec<Term>)>,
     pub name: Option<LitStr>,
+    /// TTL, text options, collation, wildcard.
+    pub kinds: KindAttrs,
 }
 
 /// The form of the container key, for error messages.
 const CONTAINER_INDEX_FORM: &str =
-    "`index(keys(field = 1, other = -1), unique, sparse, partial(..), name = \"..\")`";
+    "`index(keys(field = 1, other = -1), unique, sparse, partial(..), name = \"..\")`; a key is \
+     1, -1, \"text\", \"2dsphere\" or \"hashed\"; other options: `expire_after = secs`, \
+     `weights(field = n, ..)`, `default_language = \"..\"`, `language_override = \"..\"`, \
+     `collation(locale = \"..\", ..)`, and `wildcard` / `wildcard(field)` instead of `keys(..)`";
 
 fn key_span(meta: &ParseNestedMeta) -> Span {
     meta.path
@@ -47,21 +57,14 @@ fn no_value(meta: &ParseNestedMeta, name: &str, hint: &str) -> syn::Result<()> {
     Ok(())
 }
 
-fn set_once<T>(cx: &Ctxt, slot: &mut Option<T>, span: Span, value: T, name: &str) {
-    if slot.is_some() {
-        cx.syn_error(syn::Error::new(
-            span,
-            format!("duplicate odm attribute `{name}`"),
-        ));
-    } else {
-        *slot = Some(value);
-    }
-}
-
 impl FieldIndexAttrs {
     /// `true` when `meta` is one of the field's index keys.
     pub fn accepts(meta: &ParseNestedMeta) -> bool {
-        meta.path == UNIQUE || meta.path == INDEX || meta.path == SPARSE || meta.path == PARTIAL
+        meta.path == UNIQUE
+            || meta.path == INDEX
+            || meta.path == SPARSE
+            || meta.path == PARTIAL
+            || KindAttrs::accepts_field(meta)
     }
 
     /// Parses one index key of a field's `#[odm(..)]`.
@@ -81,9 +84,11 @@ impl FieldIndexAttrs {
         } else if meta.path == SPARSE {
             no_value(meta, "sparse", "")?;
             set_once(cx, &mut self.sparse, span, span, "sparse");
-        } else {
+        } else if meta.path == PARTIAL {
             let conds = parse_partial(meta)?;
             set_once(cx, &mut self.partial, span, (span, conds), "partial");
+        } else {
+            self.kinds.parse(cx, meta)?;
         }
         Ok(())
     }
@@ -95,7 +100,8 @@ pub fn parse_container_index(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<I
     if !meta.input.peek(syn::token::Paren) {
         return Err(meta.error(format!("expected {CONTAINER_INDEX_FORM}")));
     }
-    let mut keys: Option<Vec<(Ident, i32)>> = None;
+    let mut keys: Option<(Span, Vec<(Ident, KeyKind)>)> = None;
+    let mut kinds = KindAttrs::default();
     let mut unique = None;
     let mut sparse = None;
     let mut partial = None;
@@ -104,7 +110,7 @@ pub fn parse_container_index(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<I
         let inner_span = key_span(&inner);
         if inner.path == KEYS {
             let parsed = parse_keys(&inner)?;
-            set_once(cx, &mut keys, inner_span, parsed, "keys");
+            set_once(cx, &mut keys, inner_span, (inner_span, parsed), "keys");
         } else if inner.path == UNIQUE {
             no_value(&inner, "unique", "")?;
             set_once(cx, &mut unique, inner_span, inner_span, "unique");
@@ -124,6 +130,8 @@ pub fn parse_container_index(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<I
                 .parse()
                 .map_err(|e| syn::Error::new(e.span(), form))?;
             set_once(cx, &mut name, inner_span, lit, "name");
+        } else if KindAttrs::accepts_container(&inner) {
+            kinds.parse(cx, &inner)?;
         } else {
             return Err(inner.error(format!(
                 "unknown index option `{}`; expected {CONTAINER_INDEX_FORM}",
@@ -132,15 +140,28 @@ pub fn parse_container_index(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<I
         }
         Ok(())
     })?;
-    let Some(keys) = keys else {
-        return Err(syn::Error::new(
-            span,
-            format!("`index(..)` needs its keys: {CONTAINER_INDEX_FORM}"),
-        ));
+    let (keys_span, keys) = match (keys, &kinds.wildcard) {
+        (Some((at, _)), Some(_)) => {
+            return Err(syn::Error::new(
+                at,
+                "a wildcard index has no `keys(..)`: `wildcard` indexes every field, \
+                 `wildcard(field)` the paths under one field",
+            ))
+        }
+        (Some((at, keys)), None) => (Some(at), keys),
+        (None, Some(_)) => (None, Vec::new()),
+        (None, None) => {
+            return Err(syn::Error::new(
+                span,
+                format!("`index(..)` needs its keys: {CONTAINER_INDEX_FORM}"),
+            ))
+        }
     };
     Ok(IndexAttr {
         span,
+        keys_span,
         keys,
+        kinds,
         unique,
         sparse,
         partial,
@@ -148,9 +169,10 @@ pub fn parse_container_index(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<I
     })
 }
 
-/// `keys(a = 1, b = -1)`.
-fn parse_keys(meta: &ParseNestedMeta) -> syn::Result<Vec<(Ident, i32)>> {
-    let form = "expected `keys(field = 1, other = -1)` (1 ascending, -1 descending)";
+/// `keys(a = 1, b = -1, title = "text")`.
+fn parse_keys(meta: &ParseNestedMeta) -> syn::Result<Vec<(Ident, KeyKind)>> {
+    let form = "expected `keys(field = 1, other = -1)` (1 ascending, -1 descending, or \
+                \"text\", \"2dsphere\", \"hashed\")";
     if !meta.input.peek(syn::token::Paren) {
         return Err(meta.error(form));
     }
@@ -161,16 +183,17 @@ fn parse_keys(meta: &ParseNestedMeta) -> syn::Result<Vec<(Ident, i32)>> {
         };
         if !key.input.peek(Token![=]) {
             return Err(key.error(format!(
-                "expected `{ident} = 1` (ascending) or `{ident} = -1` (descending)"
+                "expected `{ident} = 1` (ascending), `{ident} = -1` (descending), or `{ident} = \"text\"`, \
+                 `\"2dsphere\"`, `\"hashed\"`"
             )));
         }
         let expr: Expr = key.value()?.parse()?;
-        match literal(&expr) {
-            Some(Value::Int(dir @ (1 | -1))) => keys.push((ident, dir as i32)),
-            _ => {
+        match literal(&expr).as_ref().and_then(KeyKind::from_value) {
+            Some(kind) => keys.push((ident, kind)),
+            None => {
                 return Err(syn::Error::new_spanned(
                     &expr,
-                    "an index key direction is 1 (ascending) or -1 (descending)",
+                    "an index key is 1 (ascending), -1 (descending), \"text\", \"2dsphere\" or \"hashed\"",
                 ))
             }
         }

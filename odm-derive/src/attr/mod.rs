@@ -11,12 +11,13 @@ use syn::{Ident, LitBool, LitStr, Token};
 
 mod base;
 pub mod index;
+pub mod index_kinds;
 mod lifecycle;
 pub mod partial;
 pub mod paths;
 pub mod validate;
 
-use self::base::{empty_parens, nested_first_error, path_text};
+use self::base::{empty_parens, nested_first_error, path_text, string_value};
 use self::index::{FieldIndexAttrs, IndexAttr};
 use self::paths::ListedPath;
 use self::validate::{ContainerRules, FieldRules};
@@ -82,32 +83,25 @@ pub struct ContainerAttrs {
     pub validate: ContainerRules,
 }
 
-/// `timestamps` as written: the BSON names of the two fields.
+/// `timestamps` as written: the BSON names of the two fields and the clock.
 pub struct TimestampsAttr {
     pub created_at: String,
     pub updated_at: String,
+    pub server_clock: bool,
 }
 
 const CONTAINER_FORMS: &str = "`collection = \"name\"`, `version_key = \"name\"`, \
 `versioning = false`, `optimistic_concurrency`, \
 `optimistic_concurrency(include(field, ..))`, `optimistic_concurrency(exclude(field, ..))`, \
-`index(keys(field = 1, ..), unique, sparse, partial(..), name = \"..\")`, \
+`index(keys(field = 1, ..), unique, sparse, partial(..), name = \"..\", expire_after = secs, \
+collation(..), weights(..))`, \
 `validate = path::to_fn`, `timestamps`, \
-`timestamps(created_at = \"name\", updated_at = \"name\")`, `hooks`, `shard_key(field, ..)`";
+`timestamps(created_at = \"name\", updated_at = \"name\", server_clock)`, `hooks`, `shard_key(field, ..)`";
 
 const FIELD_FORMS: &str = "`skip_versioning`, `unique`, `index`, `sparse`, `partial(..)`, \
+`expire_after = secs`, `collation(locale = \"..\", ..)`, \
 `validate = path::to_fn`, `min = n`, `max = n`, `min_len = n`, `max_len = n`, \
 `one_of(\"A\", \"B\")`, `required`, `nested`";
-
-fn string_value(meta: &ParseNestedMeta, name: Symbol) -> syn::Result<LitStr> {
-    let form = || format!("expected `{name} = \"...\"`");
-    if !meta.input.peek(Token![=]) {
-        return Err(meta.error(form()));
-    }
-    meta.value()?
-        .parse::<LitStr>()
-        .map_err(|e| syn::Error::new(e.span(), form()))
-}
 
 fn no_value(meta: &ParseNestedMeta, name: Symbol) -> syn::Result<()> {
     if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
@@ -268,18 +262,29 @@ fn parse_concurrency(meta: &ParseNestedMeta) -> syn::Result<ConcurrencyAttr> {
     })
 }
 
-/// `timestamps` or `timestamps(created_at = "..", updated_at = "..")`; the
-/// names are BSON names, `createdAt` / `updatedAt` unless given.
+/// `timestamps` or `timestamps(created_at = "..", updated_at = "..",
+/// server_clock)`; the names are BSON names, `createdAt` / `updatedAt`
+/// unless given.
 fn parse_timestamps(meta: &ParseNestedMeta) -> syn::Result<TimestampsAttr> {
-    let form =
-        "expected `timestamps` or `timestamps(created_at = \"name\", updated_at = \"name\")`";
+    let form = "expected `timestamps` or `timestamps(created_at = \"name\", updated_at = \"name\", server_clock)`";
     if meta.input.peek(Token![=]) {
         return Err(meta.error(form));
     }
     let mut created_at: Option<String> = None;
     let mut updated_at: Option<String> = None;
+    let mut server_clock = false;
     if meta.input.peek(syn::token::Paren) {
         meta.parse_nested_meta(|inner| {
+            if inner.path == SERVER_CLOCK {
+                if server_clock {
+                    return Err(inner.error("duplicate timestamps option `server_clock`"));
+                }
+                if !inner.input.is_empty() && !inner.input.peek(Token![,]) {
+                    return Err(inner.error("`server_clock` takes no value"));
+                }
+                server_clock = true;
+                return Ok(());
+            }
             let (slot, name) = if inner.path == CREATED_AT {
                 (&mut created_at, CREATED_AT)
             } else if inner.path == UPDATED_AT {
@@ -308,6 +313,7 @@ fn parse_timestamps(meta: &ParseNestedMeta) -> syn::Result<TimestampsAttr> {
     Ok(TimestampsAttr {
         created_at: created_at.unwrap_or_else(|| "createdAt".to_string()),
         updated_at: updated_at.unwrap_or_else(|| "updatedAt".to_string()),
+        server_clock,
     })
 }
 

@@ -13,6 +13,7 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     check_key_fields(cx, cont);
     check_partial_fields(cx, cont);
     check_names(cx, cont);
+    crate::check::index_kinds::check(cx, cont);
 }
 
 /// `sparse` and `partial` qualify a field's `unique` / `index`; a field
@@ -93,7 +94,7 @@ fn check_indexed_fields_stored(cx: &Ctxt, cont: &Container) {
 }
 
 /// The error for a name in `keys(..)` or `partial(..)` that is no stored field.
-fn unknown_field(cx: &Ctxt, cont: &Container, ident: &Ident, place: &str) {
+pub(crate) fn unknown_field(cx: &Ctxt, cont: &Container, ident: &Ident, place: &str) {
     match cont.field_named(ident) {
         Some(f) if f.attrs.serde_skipped || f.attrs.flatten => cx.error_spanned_by(
             ident,

@@ -6,6 +6,7 @@
 //! `DateTime`) is checked by trait bounds in the generated code.
 
 mod index;
+mod index_kinds;
 mod lifecycle;
 mod paths;
 pub mod validate;

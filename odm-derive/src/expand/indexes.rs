@@ -5,6 +5,7 @@ use quote::quote;
 
 use crate::ast::index::DeclaredTerm;
 use crate::ast::Container;
+use crate::attr::index_kinds::{CollationAttr, KeyKind};
 use crate::attr::partial::{Cond, Op, Value};
 
 fn value_tokens(value: &Value) -> TokenStream {
@@ -55,11 +56,56 @@ fn term_tokens(term: &DeclaredTerm) -> TokenStream {
     }
 }
 
+fn key_tokens(kind: KeyKind) -> TokenStream {
+    match kind {
+        KeyKind::Asc => quote!(::odm::__private::IndexKey::Asc),
+        KeyKind::Desc => quote!(::odm::__private::IndexKey::Desc),
+        KeyKind::Text => quote!(::odm::__private::IndexKey::Text),
+        KeyKind::Sphere => quote!(::odm::__private::IndexKey::Sphere),
+        KeyKind::Hashed => quote!(::odm::__private::IndexKey::Hashed),
+    }
+}
+
+fn option_tokens<T: quote::ToTokens>(value: Option<T>) -> TokenStream {
+    match value {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+fn collation_tokens(collation: Option<&CollationAttr>) -> TokenStream {
+    let Some(c) = collation else {
+        return quote!(::core::option::Option::None);
+    };
+    let locale = &c.locale;
+    let strength = option_tokens(c.strength);
+    let case_level = option_tokens(c.case_level);
+    let case_first = option_tokens(c.case_first.as_deref());
+    let numeric_ordering = option_tokens(c.numeric_ordering);
+    quote! {
+        ::core::option::Option::Some(::odm::__private::Collation {
+            locale: #locale,
+            strength: #strength,
+            case_level: #case_level,
+            case_first: #case_first,
+            numeric_ordering: #numeric_ordering,
+        })
+    }
+}
+
 /// `&[IndexSpec { .. }, ..]` for the `Meta`.
 pub fn index_specs(cont: &Container) -> TokenStream {
     let specs = cont.declared_indexes().into_iter().map(|d| {
         let name = &d.name;
-        let keys = d.keys.iter().map(|(field, dir)| quote!((#field, #dir)));
+        let keys = d.keys.iter().map(|(field, kind)| {
+            let kind = key_tokens(*kind);
+            quote!((#field, #kind))
+        });
+        let expire_after = option_tokens(d.expire_after);
+        let weights = d.weights.iter().map(|(field, w)| quote!((#field, #w)));
+        let default_language = option_tokens(d.default_language);
+        let language_override = option_tokens(d.language_override);
+        let collation = collation_tokens(d.collation);
         let unique = d.unique;
         let sparse = d.sparse;
         let terms = d.partial.iter().map(term_tokens);
@@ -70,6 +116,13 @@ pub fn index_specs(cont: &Container) -> TokenStream {
                 unique: #unique,
                 sparse: #sparse,
                 partial: &[#(#terms),*],
+                expire_after: #expire_after,
+                text: ::odm::__private::TextOptions {
+                    weights: &[#(#weights),*],
+                    default_language: #default_language,
+                    language_override: #language_override,
+                },
+                collation: #collation,
             }
         }
     });

@@ -137,10 +137,12 @@ fn timestamps(cont: &Container) -> (TokenStream, TokenStream) {
     let put_created = put(created, quote!(at));
     let put_updated = put(updated, quote!(updated));
     let (created_name, updated_name) = (&ts.created_at, &ts.updated_at);
+    let server_clock = ts.server_clock;
     let meta = quote! {
         ::core::option::Option::Some(::odm::__private::Timestamps {
             created_at: #created_name,
             updated_at: #updated_name,
+            server_clock: #server_clock,
         })
     };
     let stamp = quote! {

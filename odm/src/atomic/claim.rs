@@ -3,7 +3,7 @@
 use std::future::IntoFuture;
 
 use mongodb::action::Action;
-use mongodb::bson::{Bson, Document as BsonDocument};
+use mongodb::bson::{Bson, DateTime, Document as BsonDocument};
 use mongodb::options::ReturnDocument;
 use mongodb::ClientSession;
 
@@ -121,8 +121,8 @@ impl<'a, T: Document> Claim<'a, T> {
 }
 
 /// `update` plus the version bump and the `updated_at` stamp.
-pub(crate) fn claim_update<T: Document>(mut update: BsonDocument) -> BsonDocument {
-    timestamps::stamp_update::<T>(&mut update, false);
+pub(crate) fn claim_update<T: Document>(mut update: BsonDocument, now: DateTime) -> BsonDocument {
+    timestamps::stamp_update::<T>(&mut update, false, now);
     if let Some(key) = T::__odm_meta().versioning.key {
         if !ops::touches(&update, key) {
             ops::add(&mut update, "$inc", key, Bson::Int32(1));
@@ -145,7 +145,8 @@ impl<'a, T: Document> IntoFuture for Claim<'a, T> {
                 mut session,
                 fence,
             } = self;
-            let mut update = claim_update::<T>(update);
+            let now = crate::server_clock::now::<T>(&model.database(), model.name()).await?;
+            let mut update = claim_update::<T>(update, now);
             let sent = match fence {
                 Some(token) => {
                     crate::fence::stamp(&mut update, token);

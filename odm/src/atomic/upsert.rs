@@ -3,7 +3,7 @@
 
 use std::future::IntoFuture;
 
-use mongodb::bson::{Bson, Document as BsonDocument};
+use mongodb::bson::{Bson, DateTime, Document as BsonDocument};
 use mongodb::options::{ReturnDocument, UpdateModifications};
 use mongodb::ClientSession;
 
@@ -156,7 +156,7 @@ impl<'a, T: Document> Upsert<'a, T> {
     /// What this upsert sends: the operator form, or on a versioned model
     /// the pipeline form that also bumps the version of an updated
     /// document (see `upsert_pipeline`).
-    fn update(&self) -> Sent {
+    fn update(&self, now: DateTime) -> Sent {
         let mut update = BsonDocument::new();
         if !self.set.is_empty() {
             update.insert("$set", self.set.clone());
@@ -164,7 +164,7 @@ impl<'a, T: Document> Upsert<'a, T> {
         if !self.set_on_insert.is_empty() {
             update.insert("$setOnInsert", self.set_on_insert.clone());
         }
-        timestamps::stamp_update::<T>(&mut update, true);
+        timestamps::stamp_update::<T>(&mut update, true, now);
         if let Some(token) = self.fence {
             crate::fence::stamp(&mut update, token);
         }
@@ -206,7 +206,8 @@ impl<'a, T: Document> IntoFuture for Upsert<'a, T> {
 }
 
 async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
-    let update = upsert.update();
+    let now = crate::server_clock::now::<T>(&upsert.model.database(), upsert.model.name()).await?;
+    let update = upsert.update(now);
     let Upsert {
         model,
         filter,

@@ -158,7 +158,10 @@ pub(crate) async fn write<T: Document>(
             .collect();
         let mut clauses = vec![doc! { "_id": { "$in": ids } }];
         clauses.extend(checks);
-        let read = read(model, doc! { "$or": clauses }, session).await;
+        // Whole documents: each is compared with the value its Doc would
+        // commit.
+        let filter = doc! { "$or": clauses };
+        let read = super::read::read(model, filter, None, session).await;
         for (live, counted) in open {
             let verdicts = match &read {
                 Ok(docs) => {
@@ -292,38 +295,6 @@ pub(crate) fn split(sizes: &[usize], limits: Limits) -> Vec<usize> {
         batches.push(count);
     }
     batches
-}
-
-/// The documents matching `filter`, whole: a document is compared with
-/// the value its `Doc` would commit.
-async fn read<T: Document>(
-    model: &Model<T>,
-    filter: BsonDocument,
-    session: Option<&mut ClientSession>,
-) -> mongodb::error::Result<Vec<BsonDocument>> {
-    use futures_util::TryStreamExt;
-    let log = Command::new(model.name(), "find").filter(&filter);
-    let find = model.collection().find(filter);
-    let read = async {
-        let docs: Vec<BsonDocument> = match session {
-            Some(s) => {
-                let mut cursor = find.session(&mut *s).await?;
-                cursor.stream(s).try_collect().await?
-            }
-            None => find.await?.try_collect().await?,
-        };
-        Ok::<_, mongodb::error::Error>(Read(docs))
-    };
-    let Read(docs) = log.send(read).await?;
-    Ok(docs)
-}
-
-struct Read(Vec<BsonDocument>);
-
-impl crate::command_log::Answer for Read {
-    fn brief(&self) -> String {
-        format!("found {}", self.0.len())
-    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ mod answer;
 mod commands;
 mod path;
 mod prepare;
+mod read;
 mod refuse;
 mod resolve;
 mod run;
@@ -77,6 +78,16 @@ impl<T: Document> Model<T> {
     ///
     /// Hooks run per `Doc`: every `before_save` before the batch is sent,
     /// `after_save` of each `Doc` whose write landed after it.
+    ///
+    /// A server without the `bulkWrite` command (before MongoDB 8.0) gets
+    /// one unordered `insert` and one unordered `update` command instead
+    /// (split at `hello`'s limits). The `update` command reports only how
+    /// many statements matched; where that count does not tell each one,
+    /// one read of the batch's documents does: a `Doc` is committed only if
+    /// its document reads exactly as it would commit, and one that may have
+    /// landed and been overwritten since is told its miss and left in
+    /// doubt. Where the server has `bulkWrite` it is used, since its answer
+    /// per statement needs no read.
     pub fn bulk_save<'a>(&'a self, docs: &'a mut [Doc<T>]) -> BulkSave<'a, T> {
         BulkSave {
             model: self,

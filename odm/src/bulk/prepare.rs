@@ -4,7 +4,7 @@
 //! read, or an outcome already told (nothing of that `Doc` is sent).
 
 use mongodb::bson::raw::RawDocumentBuf;
-use mongodb::bson::{Bson, Document as BsonDocument};
+use mongodb::bson::{Bson, DateTime, Document as BsonDocument};
 use mongodb::ClientSession;
 
 use crate::doc::Doc;
@@ -35,22 +35,33 @@ pub(crate) enum Step {
 }
 
 /// `doc` made ready, running its `before_save` inside `session`.
+/// `at` is the server's time when the model stamps with it.
 pub(crate) async fn prepare<T: Document>(
     doc: &mut Doc<T>,
     session: Option<&mut ClientSession>,
+    at: Option<DateTime>,
 ) -> Step {
-    match ready(doc, session).await {
+    match ready(doc, session, at).await {
         Ok(step) => step,
         Err(e) => Step::Done(Err(e)),
     }
 }
 
-async fn ready<T: Document>(doc: &mut Doc<T>, session: Option<&mut ClientSession>) -> Result<Step> {
+async fn ready<T: Document>(
+    doc: &mut Doc<T>,
+    session: Option<&mut ClientSession>,
+    at: Option<DateTime>,
+) -> Result<Step> {
+    let restamp = |plan: &mut Plan| match at {
+        Some(at) => crate::timestamps::restamp::<T>(plan, at),
+        None => Ok(()),
+    };
     crate::save::before_write(doc, session).await?;
     let meta = T::__odm_meta();
     if doc.is_new() {
-        let plan = crate::insert_id::plan_with_id(doc)?;
+        let mut plan = crate::insert_id::plan_with_id(doc)?;
         doc.validate().map_err(Error::Validation)?;
+        restamp(&mut plan)?;
         let mut stored = plan.current.clone();
         if let Some(key) = meta.versioning.key {
             crate::bson_release::append(&mut stored, key, 0i32);
@@ -58,7 +69,8 @@ async fn ready<T: Document>(doc: &mut Doc<T>, session: Option<&mut ClientSession
         return Ok(Step::Insert { plan, stored });
     }
     doc.validate().map_err(Error::Validation)?;
-    let plan = doc.plan()?;
+    let mut plan = doc.plan()?;
+    restamp(&mut plan)?;
     let id = doc
         .stored_id()
         .expect("a stored document has an id")

@@ -14,7 +14,6 @@ use super::path::BulkPath;
 use super::prepare::{prepare, Step};
 use super::refuse;
 use super::send;
-use crate::command_log::Command;
 use crate::doc::Doc;
 use crate::document::Document;
 use crate::error::{complete_insert, from_driver, may_have_applied, Error, Result};
@@ -47,9 +46,15 @@ pub(crate) async fn run<T: Document>(
     refuse_batch(model, docs)?;
     let meta = T::__odm_meta();
     let was_new: Vec<bool> = docs.iter().map(Doc::is_new).collect();
+    // One read of the server's clock stamps the whole batch.
+    let at = if crate::server_clock::enabled::<T>() {
+        Some(crate::server_clock::server_now(&model.database(), model.name()).await?)
+    } else {
+        None
+    };
     let mut steps = Vec::with_capacity(docs.len());
     for doc in docs.iter_mut() {
-        steps.push(prepare(doc, session.as_deref_mut()).await);
+        steps.push(prepare(doc, session.as_deref_mut(), at).await);
     }
 
     // The statements, in the order of the Docs; `at[i]` is Doc i's.
@@ -284,31 +289,10 @@ async fn read_ids<T: Document>(
     clauses: Vec<BsonDocument>,
     session: Option<&mut ClientSession>,
 ) -> mongodb::error::Result<Vec<Bson>> {
-    use futures_util::TryStreamExt;
-    let filter = doc! { "$or": clauses };
-    let log = Command::new(model.name(), "find").filter(&filter);
-    let collection = model.collection();
-    let find = collection.find(filter).projection(doc! { "_id": 1 });
-    let read = async {
-        let docs: Vec<BsonDocument> = match session {
-            Some(s) => {
-                let mut cursor = find.session(&mut *s).await?;
-                cursor.stream(s).try_collect().await?
-            }
-            None => find.await?.try_collect().await?,
-        };
-        let ids = docs.into_iter().filter_map(|mut d| d.remove("_id"));
-        Ok::<_, mongodb::error::Error>(Found(ids.collect()))
-    };
-    let Found(ids) = log.send(read).await?;
-    Ok(ids)
-}
-
-/// The `_id`s a settling read found.
-struct Found(Vec<Bson>);
-
-impl crate::command_log::Answer for Found {
-    fn brief(&self) -> String {
-        format!("found {}", self.0.len())
-    }
+    let projection = Some(doc! { "_id": 1 });
+    let docs = super::read::read(model, doc! { "$or": clauses }, projection, session).await?;
+    Ok(docs
+        .into_iter()
+        .filter_map(|mut d| d.remove("_id"))
+        .collect())
 }

@@ -100,10 +100,90 @@
 //! lock around the check-then-write ([`lock::KeyedMutex`](crate::lock::KeyedMutex)
 //! in one process, [`lock::Leases`](crate::lock::Leases) across processes).
 //!
+//! # Index kinds
+//!
+//! A key in `keys(..)` is `1`, `-1`, `"text"`, `"2dsphere"` or `"hashed"`,
+//! and an index takes the options of its kind:
+//!
+//! | written | sent |
+//! |---|---|
+//! | `#[odm(index, expire_after = 3600)]` on a date field | a TTL index: `expireAfterSeconds: 3600` |
+//! | `#[odm(unique, collation(locale = "en", strength = 2))]` | `collation: {locale: "en", strength: 2}`: unique whatever the case |
+//! | `index(keys(loc = "2dsphere"))` | `{loc: "2dsphere"}` |
+//! | `index(keys(title = "text", body = "text"), weights(title = 10), default_language = "french")` | a text index, `weights`, `default_language` (also `language_override = ".."`) |
+//! | `index(keys(tenant = "hashed"))` | `{tenant: "hashed"}` |
+//! | `index(wildcard)`, `index(wildcard(attrs))` | `{"$**": 1}`, `{"attrs.$**": 1}` |
+//!
+//! `collation(..)` takes `locale` (required), `strength = 1..5`,
+//! `case_level`, `case_first = "upper" | "lower" | "off"` and
+//! `numeric_ordering`; it qualifies a container `index(..)` too. What
+//! MongoDB refuses does not compile: `expire_after` on a compound,
+//! wildcard, text, 2dsphere or hashed index, text options without a text
+//! key or a weight on a field that is not one, a `unique` hashed or
+//! wildcard index, two hashed keys, two text indexes on one collection.
+//!
+//! [`sync_indexes`](crate::Model::sync_indexes) compares every option with
+//! the index on the collection: a different TTL, collation, weight or
+//! language is an [`IndexErrorKind::Conflict`] naming it, and nothing is
+//! changed (collation options you do not declare are not compared: the
+//! server fills in the locale's defaults). It creates the kinds some
+//! servers lack first (text, hashed, wildcard, 2dsphere, collation, TTL,
+//! then the plain indexes), so a server that refuses one, e.g. the local
+//! test server without text or hashed indexes, refuses it with
+//! [`IndexErrorKind::Refused`] before the model's other indexes exist.
+//!
+//! ```
+//! # use odm::prelude::*;
+//! # use serde::{Deserialize, Serialize};
+//! #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+//! #[odm(
+//!     collection = "sessions",
+//!     index(keys(title = "text", notes = "text"), weights(title = 10), name = "search"),
+//! )]
+//! pub struct Session {
+//!     #[serde(rename = "_id")]
+//!     pub id: ObjectId,
+//!     // Deleted by the server an hour after it was last touched.
+//!     #[odm(index, expire_after = 3600)]
+//!     pub touched: odm::bson::DateTime,
+//!     // `ann` and `ANN` collide.
+//!     #[odm(unique, collation(locale = "en", strength = 2))]
+//!     pub handle: String,
+//!     pub title: String,
+//!     pub notes: String,
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> odm::Result<()> {
+//! # let client = mongodb::Client::with_uri_str("mongodb://127.0.0.1:9/").await?;
+//! let declared = Session::model(&client.database("app")).indexes();
+//! assert_eq!(
+//!     declared,
+//!     [
+//!         doc! { "key": { "touched": 1 }, "name": "touched_1", "expireAfterSeconds": 3600 },
+//!         doc! {
+//!             "key": { "handle": 1 }, "name": "handle_1", "unique": true,
+//!             "collation": { "locale": "en", "strength": 2 },
+//!         },
+//!         doc! {
+//!             "key": { "title": "text", "notes": "text" }, "name": "search",
+//!             "weights": { "title": 10 },
+//!         },
+//!     ]
+//! );
+//! # client.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The table in the crate guide lists `expire_after` and `collation(..)`
+//! with the other field attributes; `examples/index_kinds.rs` runs them.
+//!
 //! Field names are Rust identifiers; the derive maps them to the stored
 //! names through `#[serde(rename)]` / `rename_all`. Default index names
 //! follow MongoDB: `email_1`, `a_1_b_-1`.
 
+pub(crate) mod kinds;
 mod server;
 pub(crate) mod spec;
 mod sync;

@@ -4,6 +4,7 @@
 
 use mongodb::bson::{doc, Bson, Document as BsonDocument};
 
+use super::kinds::{self, Collation, Key, TextOptions};
 use super::server::{Version, PARTIAL_IN_OR};
 
 /// One declared index.
@@ -11,8 +12,9 @@ use super::server::{Version, PARTIAL_IN_OR};
 pub struct IndexSpec {
     /// The index name (MongoDB's default `email_1`, `a_1_b_-1`, or `name = ".."`).
     pub name: &'static str,
-    /// `(BSON field name, 1 or -1)`, in order.
-    pub keys: &'static [(&'static str, i32)],
+    /// `(BSON field name, direction or kind)`, in order; a wildcard index
+    /// has the one key `$**` (or `path.$**`), ascending.
+    pub keys: &'static [(&'static str, Key)],
     /// `unique`.
     pub unique: bool,
     /// `sparse`.
@@ -20,6 +22,12 @@ pub struct IndexSpec {
     /// The partial filter's terms, combined with `$and`; empty when the
     /// index is not partial.
     pub partial: &'static [Term],
+    /// `expire_after`: a TTL index, `expireAfterSeconds`.
+    pub expire_after: Option<i64>,
+    /// A text index's weights and languages.
+    pub text: TextOptions,
+    /// `collation(..)`.
+    pub collation: Option<Collation>,
 }
 
 /// One term of a partial filter.
@@ -162,12 +170,20 @@ impl Term {
 }
 
 impl IndexSpec {
-    /// The key pattern, e.g. `{a: 1, b: -1}`.
+    /// The key pattern, e.g. `{a: 1, b: -1}`, `{title: "text"}`.
     pub fn keys_document(&self) -> BsonDocument {
-        self.keys
-            .iter()
-            .map(|(field, dir)| (field.to_string(), Bson::Int32(*dir)))
-            .collect()
+        kinds::keys_document(self.keys)
+    }
+
+    /// The key pattern as `listIndexes` shows it (text keys as `_fts`).
+    pub(crate) fn listed_keys_document(&self) -> BsonDocument {
+        kinds::listed_keys_document(self.keys)
+    }
+
+    /// Where to create this index among the missing ones: kinds a server
+    /// may lack first.
+    pub(crate) fn risk(&self) -> u8 {
+        kinds::risk(self.keys, self.expire_after, self.collation.is_some())
     }
 
     /// The `partialFilterExpression`: one term as is, several under
@@ -180,7 +196,8 @@ impl IndexSpec {
     }
 
     /// The index as `createIndexes` takes it: `key`, `name`, and `unique`,
-    /// `sparse`, `partialFilterExpression` when set.
+    /// `sparse`, `partialFilterExpression`, `expireAfterSeconds`, the text
+    /// options and `collation` when set.
     pub fn to_document(&self) -> BsonDocument {
         let mut spec = doc! { "key": self.keys_document(), "name": self.name };
         if self.unique {
@@ -191,6 +208,16 @@ impl IndexSpec {
         }
         if let Some(filter) = self.partial_filter() {
             spec.insert("partialFilterExpression", filter);
+        }
+        if let Some(seconds) = self.expire_after {
+            match i32::try_from(seconds) {
+                Ok(n) => spec.insert("expireAfterSeconds", n),
+                Err(_) => spec.insert("expireAfterSeconds", seconds),
+            };
+        }
+        kinds::text_fields(self.keys, &self.text, &mut spec);
+        if let Some(collation) = &self.collation {
+            spec.insert("collation", collation.to_document());
         }
         spec
     }
@@ -220,10 +247,13 @@ mod tests {
     fn spec(partial: &'static [Term]) -> IndexSpec {
         IndexSpec {
             name: "vehicle_id_1",
-            keys: &[("vehicle_id", 1)],
+            keys: &[("vehicle_id", Key::Asc)],
             unique: true,
             sparse: false,
             partial,
+            expire_after: None,
+            text: TextOptions::NONE,
+            collation: None,
         }
     }
 

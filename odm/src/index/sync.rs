@@ -118,6 +118,8 @@ pub(crate) fn plan<'a>(
             }
         }
     }
+    // Stable: declaration order within each kind.
+    create.sort_by_key(|spec| spec.risk());
     for spec in &create {
         if let (Some(server), Some((required, operators))) = (server, spec.requires()) {
             if !server::accepts(server, required) {
@@ -148,7 +150,9 @@ fn conflict(found: &BsonDocument, differences: Vec<String>) -> IndexErrorKind {
 
 impl<T: Document> Model<T> {
     /// The indexes `T` declares, each as `createIndexes` takes it (`key`,
-    /// `name`, and `unique`, `sparse`, `partialFilterExpression` when set),
+    /// `name`, and `unique`, `sparse`, `partialFilterExpression`,
+    /// `expireAfterSeconds`, `weights`, `default_language`,
+    /// `language_override`, `collation` when set),
     /// in order: field attributes first, then container `index(..)`
     /// attributes.
     pub fn indexes(&self) -> Vec<BsonDocument> {
@@ -163,7 +167,7 @@ impl<T: Document> Model<T> {
     ///
     /// An index on the collection with a declared name but other keys or
     /// options (`unique`, `sparse`, `partialFilterExpression`, TTL,
-    /// collation), or with the declared keys and options under another
+    /// collation, text weights and languages), or with the declared keys and options under another
     /// name, is an [`Error::Index`] with
     /// [`IndexErrorKind::Conflict`] listing every difference; then nothing is
     /// created, and no index is ever dropped. An index whose partial filter
@@ -172,7 +176,10 @@ impl<T: Document> Model<T> {
     /// the server's `buildInfo`) before any index is created. Indexes the
     /// model does not declare are left alone and listed in
     /// [`SyncReport::extra`]. A server that refuses to create an index
-    /// gives [`IndexErrorKind::Refused`] with its code and message.
+    /// gives [`IndexErrorKind::Refused`] with its code and message; the
+    /// kinds some servers lack (text, hashed, wildcard, 2dsphere,
+    /// collation, TTL) are created before the plain indexes, so such a
+    /// refusal comes before those exist.
     ///
     /// `.await` it, optionally after [`session`](SyncIndexes::session).
     pub fn sync_indexes(&self) -> SyncIndexes<'_, T> {
@@ -289,7 +296,7 @@ fn name_of(index: &BsonDocument) -> Option<&str> {
 /// Every way `existing` differs from `spec`, apart from its name.
 pub(crate) fn differences(spec: &IndexSpec, existing: &BsonDocument) -> Vec<String> {
     let mut out = Vec::new();
-    let declared_keys = spec.keys_document();
+    let declared_keys = spec.listed_keys_document();
     let existing_keys = existing.get_document("key").cloned().unwrap_or_default();
     if !same_keys(&declared_keys, &existing_keys) {
         out.push(format!(
@@ -316,11 +323,13 @@ pub(crate) fn differences(spec: &IndexSpec, existing: &BsonDocument) -> Vec<Stri
             shown(existing_filter)
         ));
     }
-    for option in ["expireAfterSeconds", "collation"] {
-        if let Some(found) = existing.get(option) {
-            out.push(format!("{option}: declared none, existing {found}"));
-        }
-    }
+    out.extend(super::kinds::differences(
+        spec.keys,
+        spec.expire_after,
+        &spec.text,
+        spec.collation.as_ref(),
+        existing,
+    ));
     out
 }
 
@@ -368,6 +377,7 @@ fn normalize_doc(doc: &BsonDocument) -> BsonDocument {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::kinds::{Key, TextOptions};
     use crate::index::spec::{Condition, PartialOp, PartialValue, Term};
 
     const ACTIVE: &[Term] = &[Term::Cond(Condition {
@@ -385,10 +395,13 @@ mod tests {
     fn spec(unique: bool, partial: &'static [Term]) -> IndexSpec {
         IndexSpec {
             name: "vehicle_id_1",
-            keys: &[("vehicle_id", 1)],
+            keys: &[("vehicle_id", Key::Asc)],
             unique,
             sparse: false,
             partial,
+            expire_after: None,
+            text: TextOptions::NONE,
+            collation: None,
         }
     }
 
@@ -425,10 +438,13 @@ mod tests {
         [
             IndexSpec {
                 name: "email_1",
-                keys: &[("email", 1)],
+                keys: &[("email", Key::Asc)],
                 unique: true,
                 sparse: false,
                 partial: &[],
+                expire_after: None,
+                text: TextOptions::NONE,
+                collation: None,
             },
             spec(true, OPEN),
         ]

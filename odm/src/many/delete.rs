@@ -7,7 +7,7 @@ use mongodb::ClientSession;
 
 use crate::command_log::Command;
 use crate::document::Document;
-use crate::error::{from_driver, Result};
+use crate::error::Result;
 use crate::model::Model;
 use crate::save::BoxFuture;
 
@@ -63,16 +63,10 @@ impl<'a, T: Document> IntoFuture for DeleteMany<'a, T> {
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(async move {
-            let DeleteMany {
-                model,
-                filter,
-                session,
-            } = self;
-            let log = Command::new(model.name(), "delete").filter(&filter);
-            let action = model.collection().delete_many(filter);
-            let result = log.send(crate::session::send(action, session)).await;
-            let result = result.map_err(|e| from_driver(e, model.name()))?;
-            Ok(result.deleted_count)
+            let log = Command::new(self.model.name(), "delete").filter(&self.filter);
+            let action = self.model.collection().delete_many(self.filter);
+            let done = super::send(self.model, log, action, self.session).await?;
+            Ok(done.deleted_count)
         })
     }
 }

@@ -27,3 +27,31 @@ mod update;
 pub use delete::DeleteMany;
 pub use report::UpdateReport;
 pub use update::UpdateMany;
+
+use std::future::IntoFuture;
+
+use mongodb::ClientSession;
+
+use crate::command_log::{Answer, Command};
+use crate::document::Document;
+use crate::error::{from_driver, Result};
+use crate::model::Model;
+use crate::session::Sessioned;
+
+/// The last step of both set-based writes: `action` on `model`'s
+/// collection sent (inside `session` when given) and logged as `log`; a
+/// driver error classified for the collection.
+async fn send<'a, T, A, R>(
+    model: &Model<T>,
+    log: Command<'_>,
+    action: A,
+    session: Option<&'a mut ClientSession>,
+) -> Result<R>
+where
+    T: Document,
+    A: Sessioned<'a> + IntoFuture<Output = mongodb::error::Result<R>>,
+    R: Answer,
+{
+    let result = log.send(crate::session::send(action, session)).await;
+    result.map_err(|e| from_driver(e, model.name()))
+}

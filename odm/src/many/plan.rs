@@ -98,6 +98,7 @@ mod tests {
             timestamps: timestamps.then_some(Timestamps {
                 created_at: "createdAt",
                 updated_at: "updatedAt",
+                server_clock: false,
             }),
             shard_key,
             hooks: false,

@@ -3,14 +3,14 @@
 
 use std::future::IntoFuture;
 
-use mongodb::bson::{DateTime, Document as BsonDocument};
+use mongodb::bson::Document as BsonDocument;
 use mongodb::ClientSession;
 
 use super::plan;
 use super::report::UpdateReport;
 use crate::command_log::Command;
 use crate::document::Document;
-use crate::error::{from_driver, Result};
+use crate::error::Result;
 use crate::model::Model;
 use crate::save::BoxFuture;
 
@@ -130,23 +130,23 @@ impl<'a, T: Document> IntoFuture for UpdateMany<'a, T> {
                 keep_version,
                 session,
             } = self;
+            let now = crate::server_clock::now::<T>(&model.database(), model.name()).await?;
             let update = plan::prepare(
                 T::__odm_meta(),
                 model.name(),
                 update,
                 keep_version,
-                DateTime::now(),
+                now,
                 T::__odm_validate_field,
             )?;
             let log = Command::new(model.name(), "update")
                 .filter(&filter)
                 .update(&update);
             let action = model.collection().update_many(filter, update);
-            let result = log.send(crate::session::send(action, session)).await;
-            let result = result.map_err(|e| from_driver(e, model.name()))?;
+            let done = super::send(model, log, action, session).await?;
             Ok(UpdateReport {
-                matched: result.matched_count,
-                modified: result.modified_count,
+                matched: done.matched_count,
+                modified: done.modified_count,
             })
         })
     }
