@@ -149,11 +149,8 @@ impl<'a, T: Document, R> Aggregate<'a, T, R> {
     where
         P: Projection + DeserializeOwned,
     {
-        let mut fields = BsonDocument::new();
-        for name in P::FIELDS {
-            fields.insert(*name, 1);
-        }
-        self.project(fields).with_type::<P>()
+        self.project(crate::typed::fields_of::<P>())
+            .with_type::<P>()
     }
 
     /// Decodes the results into `U` (any serde type; `T` itself, a

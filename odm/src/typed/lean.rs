@@ -48,11 +48,7 @@ impl<'a, T: Document> Find<'a, T> {
     where
         P: Projection + DeserializeOwned,
     {
-        let mut fields = BsonDocument::new();
-        for name in P::FIELDS {
-            fields.insert(*name, 1);
-        }
-        self.options.projection = Some(fields);
+        self.options.projection = Some(super::fields_of::<P>());
         Lean {
             find: self,
             _value: PhantomData,

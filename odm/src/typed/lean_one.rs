@@ -36,11 +36,7 @@ impl<'a, T: Document> FindOne<'a, T> {
     where
         P: Projection + DeserializeOwned,
     {
-        let mut fields = BsonDocument::new();
-        for name in P::FIELDS {
-            fields.insert(*name, 1);
-        }
-        self.options.projection = Some(fields);
+        self.options.projection = Some(super::fields_of::<P>());
         LeanOne {
             find: self,
             _value: PhantomData,

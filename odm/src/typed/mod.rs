@@ -38,3 +38,12 @@ pub trait Projection {
     /// The stored (BSON) names of the fields read, serde's renames applied.
     const FIELDS: &'static [&'static str];
 }
+
+/// The inclusion projection of `P`'s fields: `{ field: 1, .. }`.
+pub(crate) fn fields_of<P: Projection>() -> mongodb::bson::Document {
+    let mut fields = mongodb::bson::Document::new();
+    for name in P::FIELDS {
+        fields.insert(*name, 1);
+    }
+    fields
+}
