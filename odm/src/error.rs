@@ -84,6 +84,10 @@ pub enum Error {
     /// another collection, or a filter it cannot apply. Nothing was sent.
     /// See [`watch`](crate::watch).
     Watch(Box<crate::watch::WatchError>),
+    /// A keyset page could not be read as asked: a continuation token of
+    /// another query, or a sort it cannot continue. See
+    /// [`page`](crate::page).
+    Page(Box<crate::page::PageError>),
     /// An error of the application's own, returned from a callback odm
     /// runs (a transaction, `update_with_retry`, a hook's reason is
     /// [`Error::Hook`]): see [`Error::application`]. Never retried.
@@ -114,6 +118,7 @@ impl fmt::Display for Error {
             Error::ShardKey(e) => e.fmt(f),
             Error::Hook(e) => e.fmt(f),
             Error::Watch(e) => e.fmt(f),
+            Error::Page(e) => e.fmt(f),
             Error::Application(e) => e.fmt(f),
             Error::Batch(e) => e.fmt(f),
             Error::Driver(e) => driver::describe(e, f),
@@ -140,6 +145,7 @@ impl std::error::Error for Error {
             Error::ShardKey(e) => e.source(),
             Error::Hook(e) => e.source(),
             Error::Watch(e) => e.source(),
+            Error::Page(e) => e.source(),
             Error::Application(e) => e.source(),
             Error::Batch(e) => e.source(),
             Error::Driver(e) => Some(e),
