@@ -24,7 +24,16 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("surface: Model, Doc and their operations", &["model"]),
     (
         "surface: more operations",
-        &["atomic", "bulk", "index", "many", "typed", "watch"],
+        &[
+            "aggregate",
+            "atomic",
+            "bulk",
+            "index",
+            "many",
+            "page",
+            "typed",
+            "watch",
+        ],
     ),
     ("for generated code", &["__private"]),
 ];

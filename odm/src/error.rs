@@ -18,6 +18,7 @@ mod index;
 mod kinds;
 mod labels;
 mod lock;
+mod page;
 mod validation;
 mod values;
 mod watch;
@@ -25,6 +26,7 @@ mod watch;
 pub use app::ApplicationError;
 pub use batch::{BatchError, BatchRefusal};
 pub use index::{IndexError, IndexErrorKind};
+pub use page::{PageError, PageErrorKind};
 pub use watch::{WatchError, WatchErrorKind};
 
 pub(crate) use driver::{from_driver, may_have_applied, Cause, Described};
@@ -88,6 +90,10 @@ pub enum Error {
     /// another collection, or a filter it cannot apply. Nothing was sent.
     /// See [`watch`](super::watch).
     Watch(Box<WatchError>),
+    /// A keyset page could not be read as asked: a continuation token of
+    /// another query, or a sort it cannot continue. See
+    /// [`page`](super::page).
+    Page(Box<PageError>),
     /// An error of the application's own, returned from a callback odm
     /// runs (a transaction, `update_with_retry`, a hook's reason is
     /// [`Error::Hook`]): see [`Error::application`]. Never retried.
@@ -118,6 +124,7 @@ impl fmt::Display for Error {
             Error::ShardKey(e) => e.fmt(f),
             Error::Hook(e) => e.fmt(f),
             Error::Watch(e) => e.fmt(f),
+            Error::Page(e) => e.fmt(f),
             Error::Application(e) => e.fmt(f),
             Error::Batch(e) => e.fmt(f),
             Error::Driver(e) => driver::describe(e, f),
@@ -144,6 +151,7 @@ impl std::error::Error for Error {
             Error::ShardKey(e) => e.source(),
             Error::Hook(e) => e.source(),
             Error::Watch(e) => e.source(),
+            Error::Page(e) => e.source(),
             Error::Application(e) => e.source(),
             Error::Batch(e) => e.source(),
             Error::Driver(e) => Some(e),

@@ -542,6 +542,8 @@
 //! `Document` impl: saving it does not compile). A projected document
 //! lacking a field the type requires fails with [`Error::Deserialize`]
 //! naming its `_id` and the field.
+//! [`FindOne::lean`] and [`FindOne::projection`] read one document the
+//! same ways.
 //!
 //! ```no_run
 //! # use odm::prelude::*;
@@ -566,13 +568,136 @@
 //! let about = users.estimated_count().await?;
 //! let plain: Vec<User> = users.find(f.age().lt(18)).lean().await?;
 //! let names: Vec<UserName> = users.find(doc! {}).projection::<UserName>().await?;
-//! # let _ = (page, n, taken, statuses, tags, about, plain, names);
+//! let one: Option<User> = users.find_one(f.name().eq("Ann")).lean().await?;
+//! let header: Option<UserName> = users.find_by_id(ObjectId::new()).projection::<UserName>().await?;
+//! # let _ = (page, n, taken, statuses, tags, about, plain, names, one, header);
 //! # Ok(()) }
 //! ```
 //!
 //! A nested struct whose field is named like one of these methods (`size`,
 //! `all`, `set`, ...) is reached through its own paths
 //! (`Item::fields().size()`), since the method wins on the parent's path.
+//!
+//! ## Pagination
+//!
+//! [`Find::paginate`] reads keyset pages: `find(filter).sort(s).paginate(n)`
+//! gives a [`Page`] of at most `n` items in the order `s` then `_id` (in the
+//! direction of `s`'s last key), with `next`, an opaque token for the page
+//! after, or `None` on the last page. `.after(token)` reads that page: it
+//! starts strictly after the last item by its key values, so inserts and
+//! deletes while a client pages never repeat or skip a document that is
+//! there the whole time (unlike `skip`, which stays for offset pages).
+//! [`Paginate::stream`] walks every page as one `Stream` of items. The
+//! same works on `find(..).lean()` and `find(..).projection::<P>()`.
+//! A token remembers its query (collection, filter, sort): given to
+//! another, it is refused with [`Error::Page`] before anything is sent.
+//! Null and missing sort values sort (and page) first ascending, last
+//! descending. For speed, index the sort keys then `_id`:
+//! `#[odm(index(keys(created_at = -1, id = -1)))]`. See [`page`].
+//!
+//! ```
+//! # use odm::prelude::*;
+//! # use serde::{Deserialize, Serialize};
+//! use odm::page::{Page, PageErrorKind};
+//!
+//! #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+//! #[odm(collection = "posts", index(keys(created_at = -1, id = -1)))]
+//! pub struct Post {
+//!     #[serde(rename = "_id")]
+//!     pub id: ObjectId,
+//!     pub author: String,
+//!     pub created_at: i64,
+//! }
+//!
+//! /// One page of an author's posts, newest first; `after` is the
+//! /// token the client sent back (none for the first page).
+//! async fn feed(posts: &Model<Post>, author: &str, after: Option<&str>) -> odm::Result<Page<Post>> {
+//!     let f = Post::fields();
+//!     posts
+//!         .find(f.author().eq(author))
+//!         .sort(f.created_at().desc())
+//!         .lean()
+//!         .paginate(20)
+//!         .after(after)
+//!         .await
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> odm::Result<()> {
+//! # let client = mongodb::Client::with_uri_str("mongodb://127.0.0.1:9/").await?;
+//! let posts = Post::model(&client.database("blog"));
+//! // A made-up token is refused before anything is sent.
+//! let Err(Error::Page(refused)) = feed(&posts, "ann", Some("page-2")).await else {
+//!     panic!("a made-up token was taken")
+//! };
+//! assert_eq!(refused.kind, PageErrorKind::MalformedToken);
+//! assert_eq!(
+//!     refused.to_string(),
+//!     "cannot continue paging \"blog.posts\": the continuation token is not one odm issued \
+//!      (mistyped, cut short or made up)"
+//! );
+//! # client.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! ## Aggregation
+//!
+//! [`Model::aggregate`] runs a pipeline on the model's collection: raw
+//! stages, and helpers that append `$match` ([`Aggregate::filter`], a typed
+//! filter or `doc!`), `$sort`, `$skip`, `$limit`, `$project` and any
+//! [`stage`](Aggregate::stage), in the order called. The results are
+//! `bson::Document`s, or the serde type chosen with
+//! [`with_type`](Aggregate::with_type); awaited they are a `Vec`,
+//! [`Aggregate::stream`] reads them batch by batch. A result that does not
+//! fit the type fails with [`Error::Deserialize`] naming its `_id` and the
+//! field. It takes `.session(..)` and the driver's options by their names
+//! (`allow_disk_use`, `batch_size`, `max_time`, `comment`, `hint`,
+//! `collation`, `let_vars`). See [`aggregate`].
+//!
+//! ```
+//! # use odm::prelude::*;
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+//! # #[serde(rename_all = "camelCase")]
+//! # pub struct Order { #[serde(rename = "_id")] pub id: ObjectId, pub status: String,
+//! #     pub customer: String, pub total_cents: i64 }
+//! #[derive(Debug, Deserialize)]
+//! #[serde(rename_all = "camelCase")]
+//! pub struct Spend {
+//!     #[serde(rename = "_id")]
+//!     pub customer: String,
+//!     pub total_cents: i64,
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> odm::Result<()> {
+//! # let client = mongodb::Client::with_uri_str("mongodb://127.0.0.1:9/").await?;
+//! let orders = Order::model(&client.database("shop"));
+//! let f = Order::fields();
+//! let top = orders
+//!     .aggregate([])
+//!     .filter(f.status().eq("PAID"))
+//!     .stage(doc! { "$group": { "_id": "$customer", "totalCents": { "$sum": "$totalCents" } } })
+//!     .sort(doc! { "totalCents": -1 })
+//!     .limit(10)
+//!     .with_type::<Spend>()
+//!     .allow_disk_use(true);
+//! assert_eq!(
+//!     top.pipeline(),
+//!     [
+//!         doc! { "$match": { "status": "PAID" } },
+//!         doc! { "$group": { "_id": "$customer", "totalCents": { "$sum": "$totalCents" } } },
+//!         doc! { "$sort": { "totalCents": -1 } },
+//!         doc! { "$limit": 10_i64 },
+//!     ]
+//! );
+//! // let spend: Vec<Spend> = top.await?;   // against a server
+//! # drop(top);
+//! # client.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
 //!
 //! ## Atomic operations
 //!
@@ -876,7 +1001,8 @@
 // The layers, lowest first (see ARCHITECTURE.md at the repository root;
 // tests/layers.rs keeps every import pointing down):
 // bson_release, error -> codec, fields -> schema, validate -> plan -> wire
-// -> lock -> model, index -> atomic, bulk, many, typed, watch.
+// -> lock -> model, index -> atomic, bulk, many, typed, watch, page,
+// aggregate.
 mod bson_release;
 mod error;
 
@@ -902,12 +1028,16 @@ pub mod many;
 pub mod typed;
 pub mod watch;
 
+pub mod aggregate;
+pub mod page;
+
 #[doc = include_str!("../docs/save-rules.md")]
 pub mod rules {}
 
 #[doc(hidden)]
 pub mod __private;
 
+pub use aggregate::{Aggregate, AggregateStream};
 pub use atomic::{
     transaction, Claim, DocCheckpoint, Rollback, Transaction, UpdateWithRetry, Upsert,
 };
@@ -931,6 +1061,7 @@ pub use model::save::Save;
 pub use model::stream::FindStream;
 pub use model::Document;
 pub use model::Model;
+pub use page::{Page, PageStream, Paginate};
 pub use validate::Validate;
 pub use watch::{ChangeEvent, ChangeStream, ResumeToken, Watch};
 

@@ -90,12 +90,12 @@ awaitable! {
 /// A pending [`Model::find_one`] / [`Model::find_by_id`].
 #[must_use = "nothing is read until it is awaited"]
 pub struct FindOne<'a, T: Document> {
-    model: &'a Model<T>,
-    filter: BsonDocument,
-    sort: Option<BsonDocument>,
+    pub(crate) model: &'a Model<T>,
+    pub(crate) filter: BsonDocument,
+    pub(crate) sort: Option<BsonDocument>,
     /// The driver's options (`read_options.rs` sets them).
     pub(crate) options: FindOneOptions,
-    session: Option<&'a mut ClientSession>,
+    pub(crate) session: Option<&'a mut ClientSession>,
 }
 
 impl<'a, T: Document> FindOne<'a, T> {

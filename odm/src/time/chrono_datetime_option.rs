@@ -2,8 +2,7 @@
 //! `Option<chrono::DateTime<Utc>>` field: a BSON date or null.
 
 use ::chrono::{DateTime, Utc};
-use mongodb::bson;
-use serde::{Deserialize, Deserializer, Serializer};
+use serde::{Deserializer, Serializer};
 
 use super::chrono_datetime::{from_bson, to_bson};
 
@@ -12,20 +11,12 @@ pub fn serialize<S: Serializer>(
     at: &Option<DateTime<Utc>>,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
-    match at {
-        Some(at) => serializer.serialize_some(&to_bson(at)),
-        None => serializer.serialize_none(),
-    }
+    super::serialize_option(at.as_ref().map(to_bson), serializer)
 }
 
 /// Deserializes a BSON date or null.
 pub fn deserialize<'de, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<DateTime<Utc>>, D::Error> {
-    match Option::<bson::DateTime>::deserialize(deserializer)? {
-        Some(at) => from_bson(at)
-            .map(Some)
-            .ok_or_else(|| super::out_of_range("chrono::DateTime")),
-        None => Ok(None),
-    }
+    super::deserialize_option(deserializer, from_bson, "chrono::DateTime")
 }

@@ -43,6 +43,33 @@ fn out_of_range<E: serde::de::Error>(ty: &str) -> E {
     E::custom(format_args!("a stored date is outside the range of {ty}"))
 }
 
+/// Serializes an optional date: a BSON date or null.
+#[cfg(any(feature = "chrono", feature = "time"))]
+fn serialize_option<S: serde::Serializer>(
+    at: Option<mongodb::bson::DateTime>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match at {
+        Some(at) => serializer.serialize_some(&at),
+        None => serializer.serialize_none(),
+    }
+}
+
+/// Deserializes a BSON date or null, converted by `from` (`None` out of
+/// the range of `ty`).
+#[cfg(any(feature = "chrono", feature = "time"))]
+fn deserialize_option<'de, D: serde::Deserializer<'de>, T>(
+    deserializer: D,
+    from: fn(mongodb::bson::DateTime) -> Option<T>,
+    ty: &str,
+) -> Result<Option<T>, D::Error> {
+    use serde::Deserialize;
+    match Option::<mongodb::bson::DateTime>::deserialize(deserializer)? {
+        Some(at) => from(at).map(Some).ok_or_else(|| out_of_range(ty)),
+        None => Ok(None),
+    }
+}
+
 #[cfg(any(feature = "chrono", feature = "time"))]
 mod stamp;
 

@@ -2,8 +2,7 @@
 //! `Option<time::OffsetDateTime>` field: a BSON date or null.
 
 use ::time::OffsetDateTime;
-use mongodb::bson;
-use serde::{Deserialize, Deserializer, Serializer};
+use serde::{Deserializer, Serializer};
 
 use super::offset_datetime::{from_bson, to_bson};
 
@@ -12,20 +11,12 @@ pub fn serialize<S: Serializer>(
     at: &Option<OffsetDateTime>,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
-    match at {
-        Some(at) => serializer.serialize_some(&to_bson(at)),
-        None => serializer.serialize_none(),
-    }
+    super::serialize_option(at.as_ref().map(to_bson), serializer)
 }
 
 /// Deserializes a BSON date or null (the value is in UTC).
 pub fn deserialize<'de, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<OffsetDateTime>, D::Error> {
-    match Option::<bson::DateTime>::deserialize(deserializer)? {
-        Some(at) => from_bson(at)
-            .map(Some)
-            .ok_or_else(|| super::out_of_range("time::OffsetDateTime")),
-        None => Ok(None),
-    }
+    super::deserialize_option(deserializer, from_bson, "time::OffsetDateTime")
 }

@@ -48,11 +48,7 @@ impl<'a, T: Document> Find<'a, T> {
     where
         P: Projection + DeserializeOwned,
     {
-        let mut fields = BsonDocument::new();
-        for name in P::FIELDS {
-            fields.insert(*name, 1);
-        }
-        self.options.projection = Some(fields);
+        self.options.projection = Some(super::fields_of::<P>());
         Lean {
             find: self,
             _value: PhantomData,
@@ -64,7 +60,7 @@ impl<'a, T: Document> Find<'a, T> {
 /// (values of `V = P`).
 #[must_use = "nothing is read until it is awaited"]
 pub struct Lean<'a, T: Document, V = T> {
-    find: Find<'a, T>,
+    pub(crate) find: Find<'a, T>,
     _value: PhantomData<fn() -> V>,
 }
 
@@ -151,7 +147,7 @@ impl<V> Stream for LeanStream<'_, V> {
 
 /// A stored document as a plain value (the version key hidden from it);
 /// a failure names the `_id` and the field, as a tracked load does.
-fn decode<V: DeserializeOwned>(
+pub(crate) fn decode<V: DeserializeOwned>(
     raw: &RawDocumentBuf,
     key: Option<&'static str>,
     collection: &str,

@@ -9,6 +9,7 @@ mod estimated;
 mod exists;
 mod filter;
 mod lean;
+mod lean_one;
 mod sort;
 mod update;
 mod value;
@@ -17,7 +18,9 @@ pub use distinct::{Distinct, DistinctOf};
 pub use estimated::EstimatedCount;
 pub use exists::Exists;
 pub use filter::Filter;
+pub(crate) use lean::decode as lean_decode;
 pub use lean::{Lean, LeanStream, Projected};
+pub use lean_one::{LeanOne, ProjectedOne};
 pub use sort::Sort;
 pub use update::Update;
 pub use value::{Nullable, Number, Seq, Store, Value};
@@ -34,4 +37,13 @@ pub use value::{Nullable, Number, Seq, Store, Value};
 pub trait Projection {
     /// The stored (BSON) names of the fields read, serde's renames applied.
     const FIELDS: &'static [&'static str];
+}
+
+/// The inclusion projection of `P`'s fields: `{ field: 1, .. }`.
+pub(crate) fn fields_of<P: Projection>() -> mongodb::bson::Document {
+    let mut fields = mongodb::bson::Document::new();
+    for name in P::FIELDS {
+        fields.insert(*name, 1);
+    }
+    fields
 }
