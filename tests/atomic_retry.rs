@@ -38,7 +38,7 @@ const WRITERS: i64 = 20;
 fn sent_to(sent: &[Sent], command: &str, collection: &str) -> (usize, usize) {
     let sent: Vec<_> = sent
         .iter()
-        .filter(|s| s.name == command && s.command.get_str(command) == Ok(collection))
+        .filter(|s| s.name == command && s.command.get_str(command).ok() == Some(collection))
         .collect();
     let missed = sent.iter().filter(|s| s.matched() == Some(0)).count();
     (sent.len(), missed)

@@ -43,7 +43,7 @@ fn mutate(u: &mut User, rng: &mut Rng) {
 }
 
 fn expected(doc: &Doc<User>) -> BsonDocument {
-    let mut d = mongodb::bson::to_document(&**doc).unwrap();
+    let mut d = common::bson::to_document(&**doc).unwrap();
     d.insert("__v", doc.version().unwrap() as i32);
     d
 }

@@ -61,7 +61,7 @@ fn note(text: &str) -> Note {
 
 /// `value` as stored at version `v`.
 fn at_version<T: Serialize>(value: &T, v: i64) -> BsonDocument {
-    let mut d = mongodb::bson::to_document(value).unwrap();
+    let mut d = common::bson::to_document(value).unwrap();
     d.insert("__v", v as i32);
     d
 }

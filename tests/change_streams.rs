@@ -189,11 +189,11 @@ async fn a_stored_token_resumes_after_its_event_and_nothing_is_missed() {
     }
     let first = next(&mut stream).await.unwrap();
     // The token is stored (as a document here) and the stream dropped.
-    let stored = mongodb::bson::to_bson(first.resume_token()).unwrap();
+    let stored = common::bson::to_bson(first.resume_token()).unwrap();
     drop(stream);
     members.create(member(4, "NEW")).await.unwrap();
 
-    let token: ResumeToken = mongodb::bson::from_bson(stored).unwrap();
+    let token: ResumeToken = common::bson::from_bson(stored).unwrap();
     let mut resumed = members
         .watch()
         .resume_after(token)
@@ -288,7 +288,7 @@ async fn a_resumable_error_reopens_the_stream_after_the_last_event() {
         .unwrap();
     assert_eq!(
         change_stream.get("resumeAfter"),
-        mongodb::bson::to_bson(first.resume_token().as_driver())
+        common::bson::to_bson(first.resume_token().as_driver())
             .ok()
             .as_ref(),
         "from the last delivered event: {change_stream}"

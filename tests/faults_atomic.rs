@@ -93,7 +93,7 @@ async fn upsert_under_each_fault() {
         let mut stored = stored.remove(0);
         let stored_version = stored
             .remove("__v")
-            .and_then(|v| odm::bson::from_bson::<i64>(v).ok());
+            .and_then(|v| common::bson::from_bson::<i64>(v).ok());
         assert_eq!(stored_version, Some(version), "{fault:?}");
         let mut expected =
             doc! { "_id": first.id, "email": &email, "plan": "free", "visits": 2_i64 };

@@ -52,7 +52,7 @@ fn account(n: usize) -> Account {
 }
 
 fn at_version<T: Serialize>(value: &T, v: i32) -> BsonDocument {
-    let mut d = mongodb::bson::to_document(value).unwrap();
+    let mut d = common::bson::to_document(value).unwrap();
     d.insert("__v", v);
     d
 }

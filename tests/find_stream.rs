@@ -234,14 +234,14 @@ async fn batch_size_is_sent_and_the_stream_works_in_a_session() {
     for more in &more {
         assert_eq!(more.get("batchSize"), Some(&Bson::Int32(250)), "{more}");
         assert_eq!(
-            more.get_document("lsid"),
-            Ok(&lsid),
+            more.get_document("lsid").ok(),
+            Some(&lsid),
             "getMore outside the session"
         );
     }
     assert_eq!(
-        find.get_document("lsid"),
-        Ok(&lsid),
+        find.get_document("lsid").ok(),
+        Some(&lsid),
         "find outside the session"
     );
     drop(session);

@@ -157,8 +157,9 @@ async fn a_fenced_save_in_a_transaction_leaves_the_concern_to_the_commit() {
             .await
             .unwrap()
             .unwrap()
-            .get_i64("total"),
-        Ok(9)
+            .get_i64("total")
+            .ok(),
+        Some(9)
     );
     lease.release().await.unwrap();
     m.finish().await;

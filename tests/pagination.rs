@@ -428,7 +428,7 @@ async fn the_stream_yields_every_item_and_its_token_resumes_it() {
     assert_eq!(finds.len(), 5);
     assert!(finds
         .iter()
-        .all(|s| s.command.get_str("hint") == Ok("by_time")));
+        .all(|s| s.command.get_str("hint").ok() == Some("by_time")));
 
     // Stop after 6, resume from the stream's token.
     let mut stream = walk().stream().await.unwrap();

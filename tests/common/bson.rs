@@ -25,3 +25,16 @@ pub fn to_bson<T: Serialize + ?Sized>(value: &T) -> Result<Bson, SerError> {
     #[cfg(feature = "bson-3")]
     return mongodb::bson::serialize_to_bson(value);
 }
+
+/// A value of type `T` from a BSON value.
+pub fn from_bson<T: serde::de::DeserializeOwned>(value: Bson) -> Result<T, DeError> {
+    #[cfg(not(feature = "bson-3"))]
+    return mongodb::bson::from_bson(value);
+    #[cfg(feature = "bson-3")]
+    return mongodb::bson::deserialize_from_bson(value);
+}
+
+#[cfg(not(feature = "bson-3"))]
+pub type DeError = mongodb::bson::de::Error;
+#[cfg(feature = "bson-3")]
+pub type DeError = mongodb::bson::error::Error;
