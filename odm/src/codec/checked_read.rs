@@ -59,7 +59,20 @@ pub(crate) fn version(raw: &RawDocument, key: Option<&str>) -> Result<Option<i64
     let Some(name) = key else {
         return Ok(None);
     };
-    let Some(found) = first(raw, name) else {
+    version_found(raw, key, first(raw, name))
+}
+
+/// [`version`], given what a walk found under the key: `None` when it
+/// could not tell, else the first element under it, if any.
+pub(crate) fn version_found(
+    raw: &RawDocument,
+    key: Option<&str>,
+    found: Option<Option<(u8, &[u8])>>,
+) -> Result<Option<i64>, String> {
+    if key.is_none() {
+        return Ok(None);
+    }
+    let Some(found) = found else {
         return version_key::read(raw, key);
     };
     let Some((tag, value)) = found else {

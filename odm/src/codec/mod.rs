@@ -2,6 +2,7 @@
 
 pub(crate) mod array;
 pub(crate) mod checked_read;
+pub(crate) mod new_document;
 #[cfg(test)]
 pub(crate) mod random_values;
 pub(crate) mod rawde;
@@ -99,8 +100,18 @@ pub(crate) fn load<T: DeserializeOwned>(
     // The fast path first: a document it decodes is well formed, so its
     // version and id are read by one plain walk (`checked_read`), with
     // the same results and errors as below.
-    if let Some(value) = crate::codec::rawde::from_slice::<T>(raw.as_bytes(), key) {
-        let version = checked_read::version(raw, key).map_err(version_error)?;
+    if let Some((value, seen)) = crate::codec::rawde::from_slice_seeing::<T>(raw.as_bytes(), key) {
+        // A struct's decoding saw the version on its way; else walk again.
+        let found = match seen {
+            rawde::Seen::Found(tag, bytes) => Some(Some((tag, bytes))),
+            rawde::Seen::Absent => Some(None),
+            rawde::Seen::Unknown => None,
+        };
+        let version = match found {
+            Some(found) => checked_read::version_found(raw, key, Some(found)),
+            None => checked_read::version(raw, key),
+        }
+        .map_err(version_error)?;
         return Ok(Loaded {
             value,
             id: checked_read::id(raw)?,

@@ -209,6 +209,42 @@ impl<'a> Walk<'a> {
         self.at += 1 + key_len + 1 + size;
         Ok(Some(Elem { tag, key, value }))
     }
+
+    /// Where the next element starts, as an offset into the document.
+    pub fn at(&self) -> usize {
+        self.at
+    }
+
+    /// Moves past the elements before offset `at`, which must be where an
+    /// element starts (or the end), as another walk over the same bytes
+    /// found it.
+    pub fn skip_to(&mut self, at: usize) {
+        self.at = at;
+    }
+}
+
+/// How many leading bytes `a` and `b` share.
+pub(crate) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const CHUNK: usize = 16;
+    let chunk = |s: &[u8], i: usize| {
+        let bytes: [u8; CHUNK] = s[i..i + CHUNK].try_into().unwrap_or_default();
+        u128::from_le_bytes(bytes)
+    };
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + CHUNK <= n {
+        let diff = chunk(a, i) ^ chunk(b, i);
+        if diff != 0 {
+            // Little-endian: the lowest differing bit is in the first differing byte.
+            return i + (diff.trailing_zeros() / 8) as usize;
+        }
+        i += CHUNK;
+    }
+    i + a[i..n]
+        .iter()
+        .zip(&b[i..n])
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 /// Finds elements of one document by key, each key resolving to its first

@@ -71,3 +71,19 @@ fn what_bson_checks_is_left_to_bson() {
     };
     assert!(bad_len.decode().is_err());
 }
+
+#[test]
+fn common_prefixes_are_counted_to_the_first_differing_byte() {
+    use super::scan::common_prefix;
+    let a: Vec<u8> = (0..100).collect();
+    for at in [0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 99] {
+        let mut b = a.clone();
+        b[at] ^= 0x40;
+        assert_eq!(common_prefix(&a, &b), at, "{at}");
+        assert_eq!(common_prefix(&b, &a), at, "{at}");
+    }
+    assert_eq!(common_prefix(&a, &a), 100);
+    assert_eq!(common_prefix(&a[..40], &a), 40);
+    assert_eq!(common_prefix(&a, &a[..17]), 17);
+    assert_eq!(common_prefix(&[], &a), 0);
+}

@@ -3,6 +3,7 @@
 
 use mongodb::bson::{doc, Bson, Document};
 
+use crate::codec::new_document::{document_of, new_document};
 use crate::plan::diff::{Change, Op};
 use crate::plan::paths::{covered_by_any, touches_any};
 use crate::schema::meta::{Concurrency, Versioning};
@@ -161,22 +162,22 @@ pub(crate) fn update(changes: &[Change], key: Option<&str>, effect: Effect) -> D
         let (slot, value) = match c.op {
             Op::Set | Op::Whole => (0, value),
             Op::Unset => (1, value),
-            Op::Push => (2, Bson::Document(doc! { "$each": value })),
+            Op::Push => (2, Bson::Document(document_of("$each", value))),
             Op::PullAll => (3, value),
             Op::PullIds => (4, Bson::Document(doc! { "_id": { "$in": value } })),
         };
         bodies[slot]
-            .get_or_insert_with(Document::new)
+            .get_or_insert_with(new_document)
             .insert(c.path.clone(), value);
     }
-    let mut update = Document::new();
+    let mut update = new_document();
     for (op, body) in OPS.into_iter().zip(bodies) {
         if let Some(body) = body.filter(|b| !b.is_empty()) {
             update.insert(op, body);
         }
     }
     if let (true, Some(key)) = (effect.bump, key) {
-        update.insert("$inc", doc! { key: 1 });
+        update.insert("$inc", document_of(key, 1));
     }
     update
 }

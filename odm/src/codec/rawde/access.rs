@@ -23,6 +23,21 @@ pub(super) struct Elements<'de> {
     skip: Option<&'static str>,
     /// The top-level document: the fence is never shown either.
     top: bool,
+    /// What the walk saw of the `skip` key: the first element under it,
+    /// or that the document ended without one.
+    pub(super) seen: Seen<'de>,
+}
+
+/// What a walk of the stored document saw of the version key.
+#[derive(Clone, Copy, Default)]
+pub(crate) enum Seen<'de> {
+    /// Not known: the walk stopped before the key and before the end.
+    #[default]
+    Unknown,
+    /// The document has no element under the key.
+    Absent,
+    /// The first element under the key, as its type and value bytes.
+    Found(u8, &'de [u8]),
 }
 
 impl<'de> Elements<'de> {
@@ -40,6 +55,7 @@ impl<'de> Elements<'de> {
             next_field: 0,
             skip: None,
             top: false,
+            seen: Seen::Unknown,
         }
     }
 
@@ -80,8 +96,19 @@ impl<'de> Elements<'de> {
     fn advance(&mut self) -> Result<Option<(&'de str, Value<'de>)>> {
         loop {
             match self.advance_raw()? {
-                None => return Ok(None),
-                Some((key, value)) if self.hides(key) => value.check()?,
+                None => {
+                    if matches!(self.seen, Seen::Unknown) {
+                        self.seen = Seen::Absent;
+                    }
+                    return Ok(None);
+                }
+                Some((key, value)) if self.hides(key) => {
+                    value.check()?;
+                    let first = matches!(self.seen, Seen::Unknown);
+                    if first && self.skip.is_some_and(|skip| skip.as_bytes() == key) {
+                        self.seen = Seen::Found(value.kind, value.data);
+                    }
+                }
                 Some((key, value)) => return Ok(Some((self.key(key)?, value))),
             }
         }

@@ -35,6 +35,7 @@ use serde::forward_to_deserialize_any;
 mod access;
 mod direct;
 
+pub(crate) use access::Seen;
 use access::{DateTimeAccess, DateTimeState, Elements, ObjectIdAccess};
 
 /// BSON element types this deserializer reads.
@@ -81,8 +82,25 @@ pub(crate) fn from_slice<'de, T: Deserialize<'de>>(
     bytes: &'de [u8],
     skip: Option<&'static str>,
 ) -> Option<T> {
+    from_slice_seeing(bytes, skip).map(|(value, _)| value)
+}
+
+/// [`from_slice`], and what the decoding saw of the `skip` key on its way
+/// (a struct's decoding walks the whole stored document, so the caller
+/// need not walk it again to read the version).
+pub(crate) fn from_slice_seeing<'de, T: Deserialize<'de>>(
+    bytes: &'de [u8],
+    skip: Option<&'static str>,
+) -> Option<(T, Seen<'de>)> {
     check_document(bytes).ok()?;
-    T::deserialize(Root { data: bytes, skip }).ok()
+    let seen = std::cell::Cell::new(Seen::Unknown);
+    let root = Root {
+        data: bytes,
+        skip,
+        seen: &seen,
+    };
+    let value = T::deserialize(root).ok()?;
+    Some((value, seen.get()))
 }
 
 fn read_i32(data: &[u8]) -> Result<i32> {
@@ -238,19 +256,21 @@ impl<'de> de::Deserializer<'de> for Value<'de> {
 
 /// The stored document itself: a document [`Value`] whose elements under
 /// `skip` and the fence key are left out.
-struct Root<'de> {
+struct Root<'de, 's> {
     data: &'de [u8],
     skip: Option<&'static str>,
+    /// Where a struct's decoding leaves what it saw of `skip`.
+    seen: &'s std::cell::Cell<Seen<'de>>,
 }
 
-impl<'de> Root<'de> {
+impl<'de> Root<'de, '_> {
     fn elements(&self) -> Elements<'de> {
         Elements::new(self.data).skipping(self.skip)
     }
 }
 
 /// What [`Value`] does for a document, on the remaining elements.
-impl<'de> de::Deserializer<'de> for Root<'de> {
+impl<'de> de::Deserializer<'de> for Root<'de, '_> {
     type Error = GiveUp;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -287,7 +307,10 @@ impl<'de> de::Deserializer<'de> for Root<'de> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        visitor.visit_map(Elements::with_fields(self.data, fields).skipping(self.skip))
+        let mut elements = Elements::with_fields(self.data, fields).skipping(self.skip);
+        let value = visitor.visit_map(&mut elements)?;
+        self.seen.set(elements.seen);
+        Ok(value)
     }
 
     fn is_human_readable(&self) -> bool {

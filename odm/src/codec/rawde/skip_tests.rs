@@ -100,3 +100,32 @@ fn a_hidden_malformed_value_is_refused_as_bson_refuses_it() {
         assert!(crate::bson_release::testing::from_slice::<Plain>(hidden.as_bytes()).is_err());
     }
 }
+
+/// A struct's decoding reports the first top-level element under the
+/// version key, or its absence, so the load need not walk the document
+/// again; anything else reports nothing.
+#[test]
+fn a_struct_decoding_reports_the_first_version_it_passed() {
+    use super::{from_slice_seeing, Seen};
+
+    #[derive(Debug, Deserialize)]
+    struct Open {
+        a: i32,
+    }
+    let seen = |bytes: &[u8]| match from_slice_seeing::<Open>(bytes, Some("__v")) {
+        Some((_, Seen::Found(tag, value))) => format!("found {tag} {value:?}"),
+        Some((_, Seen::Absent)) => "absent".to_string(),
+        Some((_, Seen::Unknown)) => "unknown".to_string(),
+        None => "gave up".to_string(),
+    };
+    let twice = rawdoc! { "a": 1, "sub": { "__v": 9 }, "__v": 3, "__v": 5 };
+    assert_eq!(seen(twice.as_bytes()), "found 16 [3, 0, 0, 0]");
+    assert_eq!(
+        seen(rawdoc! { "__v": 2.5, "a": 1 }.as_bytes()),
+        "found 1 [0, 0, 0, 0, 0, 0, 4, 64]"
+    );
+    assert_eq!(seen(rawdoc! { "a": 1, "__fence": 2 }.as_bytes()), "absent");
+    // A map is not a struct: the caller walks the document itself.
+    let map = from_slice_seeing::<BTreeMap<String, i32>>(twice.as_bytes(), Some("__v"));
+    assert!(matches!(map, None | Some((_, Seen::Unknown))));
+}

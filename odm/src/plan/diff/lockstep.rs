@@ -5,7 +5,7 @@
 //! [`diff_document`](super::diff_document), whose result this equals.
 
 use super::{diff_value, is_awkward, join, whole, Change};
-use crate::codec::scan::{Elem, Walk};
+use crate::codec::scan::{common_prefix, Elem, Walk};
 use crate::error::Error;
 
 /// The most keys a document walked in step may have: the keys are checked
@@ -79,34 +79,54 @@ fn changed_pairs<'a>(old: &'a [u8], new: &'a [u8]) -> Option<(usize, Pairs<'a>)>
     let (Ok(mut before), Ok(mut after)) = (Walk::new(old), Walk::new(new)) else {
         return None;
     };
+    // Up to `same`, both documents hold the same bytes at the same offsets
+    // (their length prefixes aside), before the closing NUL of either: an
+    // element that ends there is the same element in both, so only one
+    // side is read. After it, both are read and compared.
+    let same = (4 + common_prefix(&old[4..], &new[4..])).min(new.len() - 1);
     let mut keys: [&[u8]; MAX_KEYS] = [&[]; MAX_KEYS];
     let mut n = 0;
     let mut pairs = [(NONE, NONE); FEW];
     let mut changed = 0;
     // One bit per key, from its length and ends: keys whose bits differ
-    // are different, so only a shared bit calls for comparing them all.
-    let (mut bits, mut shared) = (0u64, false);
+    // are different, so only a key whose bit is taken is compared with
+    // the keys before it.
+    let mut bits = 0u64;
     loop {
-        match (before.next_elem(), after.next_elem()) {
-            (Ok(None), Ok(None)) => break,
-            (Ok(Some(a)), Ok(Some(b))) if a.key == b.key && n < MAX_KEYS => {
-                keys[n] = a.key;
-                n += 1;
-                let bit = key_bit(a.key);
-                shared |= bits & bit != 0;
-                bits |= bit;
-                if !a.same(&b) {
-                    if let Some(slot) = pairs.get_mut(changed) {
-                        *slot = (a, b);
-                    }
-                    changed += 1;
-                }
+        let at = before.at();
+        let key = match before.next_elem() {
+            Ok(Some(a)) if before.at() <= same && after.at() == at => {
+                after.skip_to(before.at());
+                a.key
             }
-            _ => return None,
+            Ok(Some(a)) => match after.next_elem() {
+                Ok(Some(b)) if a.key == b.key => {
+                    if !a.same(&b) {
+                        if let Some(slot) = pairs.get_mut(changed) {
+                            *slot = (a, b);
+                        }
+                        changed += 1;
+                    }
+                    a.key
+                }
+                _ => return None,
+            },
+            Ok(None) => match after.next_elem() {
+                Ok(None) => break,
+                _ => return None,
+            },
+            Err(_) => return None,
+        };
+        if n == MAX_KEYS {
+            return None;
         }
-    }
-    if shared && !distinct(&keys[..n]) {
-        return None;
+        let bit = key_bit(key);
+        if bits & bit != 0 && keys[..n].contains(&key) {
+            return None;
+        }
+        bits |= bit;
+        keys[n] = key;
+        n += 1;
     }
     Some((changed, pairs))
 }
@@ -116,13 +136,6 @@ fn key_bit(key: &[u8]) -> u64 {
     let first = key.first().map_or(0, |&b| usize::from(b));
     let last = key.last().map_or(0, |&b| usize::from(b));
     1 << ((key.len() ^ first.wrapping_mul(5) ^ last.wrapping_mul(17)) & 63)
-}
-
-/// No two keys are equal.
-fn distinct(keys: &[&[u8]]) -> bool {
-    keys.iter()
-        .enumerate()
-        .all(|(i, key)| keys[..i].iter().all(|other| other != key))
 }
 
 #[cfg(test)]
@@ -140,6 +153,33 @@ mod tests {
         let a = bytes(&rawdoc! { "a": 1, "b": "x" });
         let b = bytes(&rawdoc! { "a": 2, "b": "x" });
         assert!(changed_pairs(&a, &b).is_some());
+    }
+
+    #[test]
+    fn elements_in_the_common_prefix_are_read_once_and_still_counted() {
+        let a = bytes(&rawdoc! { "a": 1, "b": "xy", "c": 3, "d": [1], "e": 5 });
+        let b = bytes(&rawdoc! { "a": 1, "b": "xy", "c": 4, "d": [1, 2], "e": 5 });
+        let (changed, pairs) = changed_pairs(&a, &b).unwrap();
+        assert_eq!(changed, 2);
+        assert_eq!(
+            (pairs[0].0.key, pairs[0].1.value),
+            (&b"c"[..], &4i32.to_le_bytes()[..])
+        );
+        assert_eq!(pairs[1].1.key, b"d");
+        // A key repeated inside the shared bytes still sends it the general way.
+        let mut dup = mongodb::bson::RawDocumentBuf::new();
+        let mut dup2 = mongodb::bson::RawDocumentBuf::new();
+        for (doc, last) in [(&mut dup, 1), (&mut dup2, 2)] {
+            crate::bson_release::append(doc, "k", 1);
+            crate::bson_release::append(doc, "k", 1);
+            crate::bson_release::append(doc, "z", last);
+        }
+        assert!(changed_pairs(dup.as_bytes(), dup2.as_bytes()).is_none());
+        // A longer new document shares the old one's elements but not its end.
+        let short = bytes(&rawdoc! { "a": 1 });
+        let long = bytes(&rawdoc! { "a": 1, "b": 2 });
+        assert!(changed_pairs(&short, &long).is_none());
+        assert!(changed_pairs(&long, &short).is_none());
     }
 
     #[test]

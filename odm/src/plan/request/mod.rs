@@ -7,7 +7,7 @@
 pub(crate) mod shard;
 
 use mongodb::bson::raw::RawDocumentBuf;
-use mongodb::bson::{doc, Bson, Document as BsonDocument};
+use mongodb::bson::{Bson, Document as BsonDocument};
 
 use crate::codec;
 use crate::error::{Error, NotFoundError, Result, VersionError};
@@ -165,7 +165,7 @@ pub(crate) fn not_found(collection: &str, filter: BsonDocument) -> Error {
 /// The document a stored `Doc` is: `{_id: id}` plus its shard key, as
 /// loaded.
 pub(crate) fn target(id: &Bson, shard: &BsonDocument) -> BsonDocument {
-    let mut target = doc! { "_id": id.clone() };
+    let mut target = crate::codec::new_document::document_of("_id", id.clone());
     for (key, value) in shard {
         target.insert(key.clone(), value.clone());
     }

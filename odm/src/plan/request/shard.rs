@@ -15,7 +15,7 @@ use crate::plan::diff::Change;
 /// document lacks is `null`, which matches a missing field as MongoDB
 /// treats a missing shard key field.
 pub(crate) fn values(fields: &[&str], stored: &RawDocument) -> Result<BsonDocument> {
-    let mut values = BsonDocument::new();
+    let mut values = crate::codec::new_document::new_document();
     for field in fields {
         let value = match stored.get(field).map_err(raw_error)? {
             Some(value) => Bson::try_from(value).map_err(raw_error)?,
