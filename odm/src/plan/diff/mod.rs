@@ -97,8 +97,44 @@ fn join(prefix: &str, key: &str) -> String {
 
 /// The changes that turn `old` into `new`, in the field order of `new`
 /// (sets), then of `old` (unsets).
+#[cfg(test)]
 pub(crate) fn diff(old: &RawDocument, new: &RawDocument) -> Result<Vec<Change>, Error> {
-    let mut out = Vec::new();
+    Ok(diff_out(old, new)?.changes)
+}
+
+/// What a diff found: the changes, and whether the server's field order
+/// will differ from `new`'s once they are applied.
+#[derive(Debug, Default)]
+pub(crate) struct Out {
+    /// The changes that turn `old` into `new` (see [`diff`]).
+    pub changes: Vec<Change>,
+    /// A sub-document of `new` holds keys it shares with `old` in another
+    /// order, or a key `old` lacks before one it has: the per-key updates
+    /// keep the stored order (and append what they add), so the stored
+    /// sub-document will not be `new`'s bytes. (The order of `new` changes
+    /// under `&mut` without a change of content: a `HashMap` that grew and
+    /// rehashed, or one built anew.) Top-level order is not tracked: no
+    /// write compares a whole document.
+    pub reordered: bool,
+}
+
+impl Out {
+    fn push(&mut self, change: Change) {
+        self.changes.push(change);
+    }
+
+    fn len(&self) -> usize {
+        self.changes.len()
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.changes.truncate(len);
+    }
+}
+
+/// [`diff`], with what it found of the field order.
+pub(crate) fn diff_out(old: &RawDocument, new: &RawDocument) -> Result<Out, Error> {
+    let mut out = Out::default();
     if old.as_bytes() != new.as_bytes() {
         diff_document(old.as_bytes(), new.as_bytes(), "", false, &mut out)?;
     }
@@ -122,7 +158,7 @@ pub(crate) fn diff_document(
     new: &[u8],
     prefix: &str,
     positional: bool,
-    out: &mut Vec<Change>,
+    out: &mut Out,
 ) -> Result<(), Error> {
     if lockstep::diff_in_step(old, new, prefix, positional, out)? {
         return Ok(());
@@ -134,8 +170,20 @@ pub(crate) fn diff_document(
     let old_keys = Keys::new(&before);
     let start = out.len();
     let mut found = vec![false; before.len()];
+    // The stored order after per-key updates: the kept keys as they were,
+    // the added ones after them.
+    let (mut last, mut added) = (None, false);
     for value in &after {
         let previous = old_keys.first(value.key);
+        if !prefix.is_empty() {
+            match previous {
+                Some(i) => {
+                    out.reordered |= added || last.is_some_and(|last| i < last);
+                    last = Some(i);
+                }
+                None => added = true,
+            }
+        }
         if let Some(i) = previous {
             found[i] = true;
             if before[i].same(value) {
@@ -184,7 +232,7 @@ fn whole(
     prefix: &str,
     positional: bool,
     start: usize,
-    out: &mut Vec<Change>,
+    out: &mut Out,
 ) -> Result<(), Error> {
     if prefix.is_empty() {
         return Err(Error::from(
@@ -217,7 +265,7 @@ fn diff_value(
     after: &Elem<'_>,
     path: String,
     positional: bool,
-    out: &mut Vec<Change>,
+    out: &mut Out,
 ) -> Result<(), Error> {
     if before.is_document() && after.is_document() {
         diff_document(before.value, after.value, &path, positional, out)
@@ -231,12 +279,7 @@ fn diff_value(
     }
 }
 
-fn set(
-    out: &mut Vec<Change>,
-    path: String,
-    value: &Elem<'_>,
-    positional: bool,
-) -> Result<(), Error> {
+fn set(out: &mut Out, path: String, value: &Elem<'_>, positional: bool) -> Result<(), Error> {
     out.push(Change::new(Op::Set, path, value.decode()?, positional));
     Ok(())
 }
