@@ -173,6 +173,8 @@ pub(crate) fn diff_document(
     // The stored order after per-key updates: the kept keys as they were,
     // the added ones after them.
     let (mut last, mut added) = (None, false);
+    // Where the changes adding a key to this sub-document went in `out`.
+    let mut adds = Vec::new();
     for value in &after {
         let previous = old_keys.first(value.key);
         if !prefix.is_empty() {
@@ -181,7 +183,10 @@ pub(crate) fn diff_document(
                     out.reordered |= added || last.is_some_and(|last| i < last);
                     last = Some(i);
                 }
-                None => added = true,
+                None => {
+                    added = true;
+                    adds.push(out.len());
+                }
             }
         }
         if let Some(i) = previous {
@@ -199,6 +204,7 @@ pub(crate) fn diff_document(
             Some(i) => diff_value(&before[i], value, path, positional, out)?,
         }
     }
+    in_server_order(out, &adds, prefix);
     let mut new_keys = None;
     for (entry, found) in before.iter().zip(found) {
         if found {
@@ -222,6 +228,54 @@ pub(crate) fn diff_document(
         }
     }
     Ok(())
+}
+
+/// Puts the changes at `adds` (each adding a key under `prefix`) in the
+/// order the server appends the keys: MongoDB (5.0 on) applies an update's
+/// fields by name, numeric names in numeric order, the others in byte
+/// order, and a server that applies them as sent then agrees. So the
+/// stored order of the added keys does not depend on the server, and the
+/// `Doc` can follow it (see [`Out::reordered`]).
+fn in_server_order(out: &mut Out, adds: &[usize], prefix: &str) {
+    if adds.len() < 2 {
+        return;
+    }
+    let mut moved: Vec<Change> = adds
+        .iter()
+        .map(|&i| {
+            std::mem::replace(
+                &mut out.changes[i],
+                Change::new(Op::Set, String::new(), Bson::Null, false),
+            )
+        })
+        .collect();
+    let key = |c: &Change| c.path[prefix.len() + 1..].to_string();
+    moved.sort_by(|a, b| field_order(&key(a), &key(b)));
+    for (&i, change) in adds.iter().zip(moved) {
+        out.changes[i] = change;
+    }
+}
+
+/// The order in which MongoDB applies two fields of one update level:
+/// numeric names by value, other names by bytes. (Where one name is
+/// numeric and the other is not, the server's order is not documented;
+/// numeric names go first here, which keeps the order total. Should a
+/// server order them otherwise, a later rewrite of that sub-document fails
+/// with `Error::Version` until a reload: never a lost write.)
+fn field_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    match (numeric(a), numeric(b)) {
+        (true, true) => {
+            let (x, y) = (a.trim_start_matches('0'), b.trim_start_matches('0'));
+            x.len()
+                .cmp(&y.len())
+                .then_with(|| x.cmp(y))
+                .then_with(|| a.cmp(b))
+        }
+        (true, false) => std::cmp::Ordering::Less,
+        (false, true) => std::cmp::Ordering::Greater,
+        (false, false) => a.as_bytes().cmp(b.as_bytes()),
+    }
 }
 
 /// The whole document `new` set at `prefix`, in place of the changes made

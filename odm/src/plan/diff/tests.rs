@@ -280,3 +280,22 @@ fn order_kept_or_at_the_top_is_not_reordered() {
     ));
     assert!(!reordered(rawdoc! {"a": 1}, rawdoc! {"a": 2}));
 }
+
+#[test]
+fn keys_added_to_a_sub_document_go_in_the_servers_order() {
+    // MongoDB (5.0 on) applies an update's fields by name, numeric names by
+    // value, and appends the keys it adds in that order: sending them so
+    // makes every server store the same order.
+    let paths: Vec<String> = diff(
+        &rawdoc! {"m": {"k": 1}, "n": 0},
+        &rawdoc! {"n": 1, "m": {"z": 1, "k": 2, "10": 1, "a": 2, "9": 1}},
+    )
+    .unwrap()
+    .into_iter()
+    .map(|c| c.path)
+    .collect();
+    assert_eq!(paths, ["n", "m.9", "m.k", "m.10", "m.a", "m.z"]);
+    assert_eq!(super::field_order("9", "10"), std::cmp::Ordering::Less);
+    assert_eq!(super::field_order("10", "a"), std::cmp::Ordering::Less);
+    assert_eq!(super::field_order("B", "a"), std::cmp::Ordering::Less);
+}
