@@ -75,11 +75,10 @@ async fn all_stored<T: odm::Document>(model: &Model<T>) -> HashMap<ObjectId, Bso
 both_paths!(the_batch_under_each_fault, pushes_under_each_fault);
 
 /// The `Doc`s of one `bulk_save`, in one command (the server takes up to
-/// `maxWriteBatchSize`, 100,000, per command). Each costs the server a few
-/// writes per fault and path, so 400 rather than more.
-const DOCS: usize = 400;
+/// `maxWriteBatchSize`, 100,000, per command): the 1,000.
+const DOCS: usize = 1000;
 
-/// Which of the 400: 40 stale, 4 taking a held email, 4 invalid.
+/// Which of the 1,000: 100 stale, 10 taking a held email, 10 invalid.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Kind {
     Good,
@@ -97,7 +96,7 @@ fn kind(i: usize) -> Kind {
     }
 }
 
-/// The 400 `Doc`s, loaded and changed, 40 of them made stale.
+/// The 1,000 `Doc`s, loaded and changed, 100 of them made stale.
 async fn batch(accounts: &Model<Account>, path: BulkPath) -> Vec<Doc<Account>> {
     accounts.collection().delete_many(doc! {}).await.unwrap();
     let created = accounts
@@ -144,9 +143,9 @@ async fn the_batch_under_each_fault(path: BulkPath) {
     };
     let accounts = Account::model(m.db());
     accounts.sync_indexes().await.unwrap();
-    // 352 of the 400: neither stale, nor taken, nor invalid.
+    // 880 of the 1,000: neither stale, nor taken, nor invalid.
     let good = (0..DOCS).filter(|&i| kind(i) == Kind::Good).count();
-    assert_eq!(good, 352);
+    assert_eq!(good, 880);
     for fault in Fault::ALL {
         let mut docs = batch(&accounts, path).await;
         let pending: Vec<_> = docs.iter().map(|d| d.changes()).collect();
