@@ -24,7 +24,7 @@
 //! not seeded, so a replay can order a map's keys differently.
 //!
 //! The deterministic `regression_*` tests at the end are the cases listed
-//! in issue 9.
+//! in issue 9 (their bodies are in `regressions.rs`).
 //!
 //! The files: `shapes/` (one file per model shape), `generator.rs` (the
 //! seeded draws), `history.rs` (one history), `checks.rs` (stored ==
