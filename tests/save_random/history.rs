@@ -1,0 +1,400 @@
+//! One random history: insert, then rounds of one copy saving alone or
+//! two copies with the second going stale, every save checked.
+
+use std::fmt;
+
+use odm::bson::{Bson, Document as BsonDocument};
+use odm::prelude::*;
+use odm_testing::update::apply;
+
+use crate::checks::{check_saved, load, partial_field, raw_stored, ser, VERSION_KEY};
+use crate::compare::{diff_path, kind_path, same_changes, same_doc};
+use crate::generator::Rng;
+use crate::shapes::{Insert, Shape};
+use crate::show::{err_kind, sd, short, show_changes};
+use crate::stale::{check_merge, check_positional, check_rewrites};
+
+pub struct Failure {
+    pub shape: &'static str,
+    pub seed: u64,
+    pub step: usize,
+    pub kind: String,
+    pub text: String,
+}
+
+/// The state of one history, for failure messages.
+pub struct Ctx {
+    pub shape: &'static str,
+    pub test: &'static str,
+    pub seed: u64,
+    pub step: usize,
+    pub log: Vec<String>,
+}
+
+impl Ctx {
+    fn log(&mut self, line: String) {
+        self.log.push(line);
+    }
+
+    pub fn fail(&self, kind: impl Into<String>, detail: impl fmt::Display) -> Failure {
+        let kind = kind.into();
+        let text = format!(
+            "[{shape}] seed {seed:#x}, step {step}: {kind}\n  replay: ODM_RANDOM_SEED={seed:#x} ODM_RANDOM_HISTORIES=1 cargo test --test save_random {test}\n  history:\n    {log}\n  {detail}",
+            shape = self.shape,
+            seed = self.seed,
+            step = self.step,
+            test = self.test,
+            log = self.log.join("\n    "),
+        );
+        Failure {
+            shape: self.shape,
+            seed: self.seed,
+            step: self.step,
+            kind,
+            text,
+        }
+    }
+}
+
+/// 1-3 random changes to `value`, logged.
+fn mutate_some<S: Shape>(cx: &mut Ctx, rng: &mut Rng, value: &mut S, who: &str) {
+    let n = 1 + rng.below(3);
+    let muts: Vec<String> = (0..n).map(|_| value.mutate(rng)).collect();
+    cx.log(format!("{who} changes: {}", muts.join("; ")));
+}
+
+/// Changes `doc` and saves it as the only writer; returns the raw stored
+/// document after the save.
+async fn save_single<S: Shape>(
+    cx: &mut Ctx,
+    rng: &mut Rng,
+    model: &Model<S>,
+    id: &Bson,
+    doc: &mut Doc<S>,
+    who: &str,
+) -> Result<BsonDocument, Failure> {
+    save_single_as(cx, rng, model, id, doc, who, false).await
+}
+
+/// [`save_single`]; `in_place`: the change is the shape's
+/// [`edit_in_place`](Shape::edit_in_place) (random changes when it has
+/// none).
+async fn save_single_as<S: Shape>(
+    cx: &mut Ctx,
+    rng: &mut Rng,
+    model: &Model<S>,
+    id: &Bson,
+    doc: &mut Doc<S>,
+    who: &str,
+    in_place: bool,
+) -> Result<BsonDocument, Failure> {
+    match in_place.then(|| doc.edit_in_place(rng)).flatten() {
+        Some(d) => cx.log(format!("{who} changes: {d}")),
+        None => mutate_some(cx, rng, &mut **doc, who),
+    }
+    let changes = doc.changes();
+    cx.log(format!("{who} sends: {}", show_changes(&changes)));
+    cx.step += 1;
+    if let Err(e) = doc.save().await {
+        let raw = raw_stored(model, id).await;
+        return Err(cx.fail(
+            format!("{who}: save failed ({})", err_kind(&e)),
+            format!(
+                "error: {}\n  memory: {}\n  stored: {}",
+                short(e),
+                sd(&ser(&**doc)),
+                raw.map_or("(none)".into(), |r| sd(&r))
+            ),
+        ));
+    }
+    check_saved(cx, model, id, doc, who).await
+}
+
+pub async fn insert<S: Shape>(
+    cx: &mut Ctx,
+    rng: &mut Rng,
+    model: &Model<S>,
+) -> Result<(Bson, Option<Doc<S>>), Failure> {
+    let value = S::generate(rng);
+    match S::INSERT {
+        Insert::Create => {
+            cx.log(format!("create {:?}", value));
+            let d = model
+                .create(value)
+                .await
+                .map_err(|e| cx.fail(format!("create failed ({})", err_kind(&e)), short(e)))?;
+            let id = d
+                .id()
+                .map_err(|e| cx.fail("Doc::id() failed after create", short(e)))?;
+            Ok((id, None))
+        }
+        Insert::RawWithout(fields) => {
+            let mut raw = ser(&value);
+            let mut left_out = Vec::new();
+            for f in fields {
+                if !rng.plain && rng.chance(60) {
+                    raw.remove(*f);
+                    left_out.push(*f);
+                }
+            }
+            raw.insert(VERSION_KEY, 0);
+            cx.log(format!("raw insert {} (left out {left_out:?})", sd(&raw)));
+            let id = raw.get("_id").expect("an _id").clone();
+            model
+                .collection()
+                .insert_one(raw)
+                .await
+                .map_err(|e| cx.fail("raw insert failed", short(e)))?;
+            Ok((id, None))
+        }
+        Insert::NewDocWithoutId => {
+            cx.log(format!("new_doc({:?}).save()", value));
+            let mut d = model.new_doc(value);
+            cx.step += 1;
+            d.save()
+                .await
+                .map_err(|e| cx.fail(format!("insert save failed ({})", err_kind(&e)), short(e)))?;
+            let id = match d.id() {
+                Ok(id @ Bson::ObjectId(_)) => id,
+                other => {
+                    return Err(cx.fail(
+                        "the Doc does not know the _id generated on insert",
+                        format!("Doc::id() = {other:?}, value = {:?}", &*d),
+                    ))
+                }
+            };
+            check_saved(cx, model, &id, &d, "insert").await?;
+            Ok((id, Some(d)))
+        }
+    }
+}
+
+pub async fn history<S: Shape>(model: Model<S>, seed: u64) -> Result<(), Failure> {
+    let mut rng = Rng::new(seed);
+    let mut cx = Ctx {
+        shape: S::NAME,
+        test: S::TEST,
+        seed,
+        step: 0,
+        log: Vec::new(),
+    };
+    let model = &model;
+    if rng.plain {
+        cx.log("(a plain history)".into());
+    }
+    let (id, inserted) = insert(&mut cx, &mut rng, model).await?;
+    if let Some(mut d) = inserted {
+        // Keep using the inserted Doc: it must know its id.
+        cx.log("round 0: the inserted copy alone".into());
+        save_single(&mut cx, &mut rng, model, &id, &mut d, "A").await?;
+    }
+    let rounds = 2 + rng.below(6);
+    for round in 1..=rounds {
+        if rng.chance(30) {
+            cx.log(format!("round {round}: one copy"));
+            let mut a = load(&cx, model, &id, "A").await?;
+            if rng.chance(25) {
+                // Saved untouched first: the copy must keep what it read
+                // (the stored field order, the paths the store lacks).
+                cx.log("A: increment(), saved untouched".into());
+                a.increment();
+                cx.step += 1;
+                if let Err(e) = a.save().await {
+                    return Err(cx.fail(
+                        format!("A: untouched save failed ({})", err_kind(&e)),
+                        short(e),
+                    ));
+                }
+                check_saved(&cx, model, &id, &a, "A").await?;
+            }
+            for _ in 0..1 + rng.below(2) {
+                save_single(&mut cx, &mut rng, model, &id, &mut a, "A").await?;
+            }
+            continue;
+        }
+        // The stale-rewrite pattern (issue 21): A edits in place, B
+        // (loaded before) rewrites the same containers.
+        let pattern = rng.chance(30);
+        cx.log(format!(
+            "round {round}: two copies, B goes stale{}",
+            if pattern { " (stale rewrite)" } else { "" }
+        ));
+        let pre_a = raw_stored(model, &id).await.expect("stored");
+        let mut a = load(&cx, model, &id, "A").await?;
+        let mut b = load(&cx, model, &id, "B").await?;
+        let orig = ser(&*b);
+        let mut pre_b = pre_a.clone();
+        for n in 0..1 + usize::from(rng.chance(25)) {
+            let in_place = pattern && n == 0;
+            pre_b = save_single_as(&mut cx, &mut rng, model, &id, &mut a, "A", in_place).await?;
+        }
+        let a_doc = ser(&*a);
+        match pattern.then(|| b.rewrite(&mut rng)).flatten() {
+            Some(d) => cx.log(format!("B changes: {d}")),
+            None => mutate_some(&mut cx, &mut rng, &mut *b, "B"),
+        }
+        let b_changes = b.changes();
+        let b_version = b.version();
+        let b_doc = ser(&*b);
+        cx.log(format!(
+            "B (stale, version {b_version:?}) sends: {}",
+            show_changes(&b_changes)
+        ));
+        let matched = match &b_changes {
+            Some((filter, _)) => Some(
+                model
+                    .collection()
+                    .count_documents(filter.clone())
+                    .await
+                    .expect("count_documents"),
+            ),
+            None => None,
+        };
+        cx.step += 1;
+        let result = b.save().await;
+        let after = raw_stored(model, &id).await.expect("stored");
+        let ctx_text = || {
+            format!(
+                "stored before B: {}\n  stored after B: {}",
+                sd(&pre_b),
+                sd(&after)
+            )
+        };
+        match result {
+            Err(odm::Error::Version(e)) => {
+                cx.log(format!("B: Error::Version ({e})"));
+                if !same_doc(&after, &pre_b) {
+                    return Err(cx.fail(
+                        "stale B: Error::Version, but the stored document changed",
+                        ctx_text(),
+                    ));
+                }
+                if !same_changes(&b.changes(), &b_changes) {
+                    return Err(cx.fail(
+                        "stale B: Error::Version, but its pending changes changed",
+                        format!("now {}\n  {}", show_changes(&b.changes()), ctx_text()),
+                    ));
+                }
+                if b.version() != b_version {
+                    return Err(cx.fail(
+                        "stale B: Error::Version, but version() moved",
+                        format!("{b_version:?} -> {:?}", b.version()),
+                    ));
+                }
+                if matched == Some(1) {
+                    return Err(cx.fail(
+                        "stale B: Error::Version although its filter matches the stored document",
+                        ctx_text(),
+                    ));
+                }
+            }
+            Err(e) => {
+                return Err(cx.fail(
+                    format!("stale B: save failed ({})", err_kind(&e)),
+                    format!("error: {}\n  {}", short(e), ctx_text()),
+                ));
+            }
+            Ok(()) => {
+                cx.log("B: Ok".into());
+                if let Some(c) = b.changes() {
+                    return Err(cx.fail(
+                        "stale B: changes() is not None right after a successful save",
+                        show_changes(&Some(c)),
+                    ));
+                }
+                if matched == Some(0) {
+                    return Err(cx.fail(
+                        "stale B: Ok although its filter matched nothing",
+                        ctx_text(),
+                    ));
+                }
+                let (expected, bumped) = match &b_changes {
+                    Some((_, update)) => (
+                        apply(&pre_b, update).map_err(|e| {
+                            cx.fail(
+                                format!("stale B: the interpreter refused B's update: {e}"),
+                                ctx_text(),
+                            )
+                        })?,
+                        update.contains_key("$inc"),
+                    ),
+                    None => (pre_b.clone(), false),
+                };
+                if let Some(p) = diff_path(
+                    Some(&Bson::Document(after.clone())),
+                    Some(&Bson::Document(expected.clone())),
+                    "",
+                ) {
+                    return Err(cx.fail(
+                        format!(
+                            "stale B: stored != B's update applied by MongoDB's rules [{}]",
+                            kind_path(&p)
+                        ),
+                        format!(
+                            "first difference at {p}\n  interpreted: {}\n  {}",
+                            sd(&expected),
+                            ctx_text()
+                        ),
+                    ));
+                }
+                let want_version = b_version.map(|v| v + i64::from(bumped));
+                if b.version() != want_version
+                    && !(b_version.is_none() && bumped && b.version() == Some(1))
+                {
+                    return Err(cx.fail(
+                        "stale B: version() after its save is not loaded + INC",
+                        format!(
+                            "loaded {b_version:?}, now {:?}, bumped {bumped}",
+                            b.version()
+                        ),
+                    ));
+                }
+                let stored = ser(&*load(&cx, model, &id, "after B").await?);
+                if let Some(k) = partial_field(&after, &stored) {
+                    return Err(cx.fail(
+                        format!("after B: the stored document does not round-trip [{k:?}]"),
+                        format!("loaded and serialized: {}\n  {}", sd(&stored), ctx_text()),
+                    ));
+                }
+                let mut errs = Vec::new();
+                if let Some((_, update)) = &b_changes {
+                    check_positional(&orig, &pre_b, update, &mut errs);
+                    check_rewrites(&pre_a, &pre_b, update, &mut errs);
+                }
+                let mut keys: Vec<&String> = orig
+                    .keys()
+                    .chain(a_doc.keys())
+                    .chain(b_doc.keys())
+                    .chain(stored.keys())
+                    .collect();
+                keys.sort();
+                keys.dedup();
+                for k in keys {
+                    check_merge(
+                        &format!("{k:?}"),
+                        [orig.get(k), a_doc.get(k), b_doc.get(k), stored.get(k)],
+                        !pre_a.contains_key(k),
+                        a.version() != b_version,
+                        &mut errs,
+                    );
+                }
+                if let Some((kind, _)) = errs.first() {
+                    let details: Vec<String> =
+                        errs.iter().map(|(k, d)| format!("{k}: {d}")).collect();
+                    return Err(cx.fail(
+                        kind.clone(),
+                        format!("{}\n  {}", details.join("\n  "), ctx_text()),
+                    ));
+                }
+            }
+        }
+        // Reuse the copies: reload() both (A is stale when B landed).
+        a.reload()
+            .await
+            .map_err(|e| cx.fail("reload failed", short(e)))?;
+        b.reload()
+            .await
+            .map_err(|e| cx.fail("reload failed", short(e)))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,58 @@
+//! The model shapes the generator builds and changes, one file each (the
+//! two nested shapes share one), and what a shape tells the history.
+
+use std::fmt::Debug;
+
+use crate::generator::Rng;
+
+mod defaults;
+mod floats;
+mod grids;
+mod maps;
+mod mongoose;
+mod nested;
+mod option_id;
+mod subdocs;
+
+pub use defaults::{default_items, default_tags, Defaults, Inner};
+pub use floats::{Floats, Mixed, I32};
+pub use grids::Grids;
+pub use maps::Maps;
+pub use mongoose::MongoosePost;
+pub use nested::{Nested, NestedOc};
+pub use option_id::OptionId;
+pub use subdocs::{Comment, SubDocs};
+
+/// A model shape the generator knows how to build and change.
+pub trait Shape: odm::Document + Clone + Debug {
+    const NAME: &'static str;
+    /// The test function, for the replay hint.
+    const TEST: &'static str;
+    const INSERT: Insert = Insert::Create;
+    fn generate(rng: &mut Rng) -> Self;
+    /// One random change, described.
+    fn mutate(&mut self, rng: &mut Rng) -> String;
+    /// The stale-rewrite pattern (issue 21), first half: an edit in place
+    /// of an array element or a sub-document field (no version bump);
+    /// `None` when the value has nothing to edit so.
+    fn edit_in_place(&mut self, _rng: &mut Rng) -> Option<String> {
+        None
+    }
+    /// Second half, by a copy loaded before the edit: a rewrite of the
+    /// same containers (a sort, a reverse, a sub-document removed or
+    /// replaced, a map saved whole).
+    fn rewrite(&mut self, _rng: &mut Rng) -> Option<String> {
+        None
+    }
+}
+
+#[derive(Clone, Copy)]
+pub enum Insert {
+    /// `model.create(value)`.
+    Create,
+    /// Raw `insert_one` with `__v: 0`, each listed field left out at random
+    /// (it is then filled by `#[serde(default)]` at load).
+    RawWithout(&'static [&'static str]),
+    /// `model.new_doc(value).save()` with an `Option` id that is `None`.
+    NewDocWithoutId,
+}
