@@ -29,12 +29,13 @@ pub(crate) enum Statement<'s> {
     },
 }
 
-/// The answers, one per statement, and the `_id`s the settling read found
-/// when one was made (it also ran `checks`, the filters of the `Doc`s with
-/// nothing to write, so no second read is needed).
+/// The answers, one per statement, and the documents the settling read
+/// found when one was made: it read every update statement's document and
+/// ran `checks`, the filters of the `Doc`s with nothing to write, so no
+/// second read is needed.
 pub(crate) struct Sent {
     pub answers: Vec<Answer>,
-    pub found: Option<mongodb::error::Result<Vec<Bson>>>,
+    pub found: Option<mongodb::error::Result<Vec<BsonDocument>>>,
 }
 
 /// The reply of one command, per statement of it.
@@ -51,12 +52,14 @@ struct Counted {
     unsatisfied: Option<mongodb::error::Error>,
 }
 
-/// Sends `statements` as [`Sent`] says.
+/// Sends `statements` as [`Sent`] says. `fenced`: the batch is fenced,
+/// and states `w: majority` (when `true`).
 pub(crate) async fn write<T: Document>(
     model: &Model<T>,
     statements: Vec<Statement<'_>>,
     checks: Vec<BsonDocument>,
     limits: Limits,
+    fenced: Option<bool>,
     mut session: Option<&mut ClientSession>,
 ) -> Sent {
     let mut inserts = Vec::new();
@@ -93,6 +96,10 @@ pub(crate) async fn write<T: Document>(
             let array: RawArrayBuf = part.into_iter().map(|(_, s)| s).collect();
             crate::bson_release::append(&mut command, key, array);
             crate::bson_release::append(&mut command, "ordered", false);
+            if fenced == Some(true) {
+                let majority = mongodb::bson::rawdoc! { "w": "majority" };
+                crate::bson_release::append(&mut command, "writeConcern", majority);
+            }
             let log = Command::new(model.name(), name);
             let database = model.database();
             let action = database.run_raw_command(command);
@@ -148,10 +155,12 @@ pub(crate) async fn write<T: Document>(
 
     let mut found = None;
     if !open.is_empty() {
-        let ids: Vec<Bson> = open
+        // Every update's document, not only the open ones': the read also
+        // settles the misses of the other commands (a guarded or fenced
+        // miss), which no second read then asks again.
+        let ids: Vec<Bson> = statements
             .iter()
-            .flat_map(|(live, _)| live.iter())
-            .filter_map(|&i| match &statements[i] {
+            .filter_map(|s| match s {
                 Statement::Update { id, .. } => Some((*id).clone()),
                 Statement::Insert(_) => None,
             })
@@ -161,7 +170,7 @@ pub(crate) async fn write<T: Document>(
         // Whole documents: each is compared with the value its Doc would
         // commit.
         let filter = doc! { "$or": clauses };
-        let read = super::read::read(model, filter, None, session).await;
+        let read = super::read::read(model, filter, None, fenced.is_some(), session).await;
         for (live, counted) in open {
             let verdicts = match &read {
                 Ok(docs) => {
@@ -189,11 +198,7 @@ pub(crate) async fn write<T: Document>(
                 });
             }
         }
-        found = Some(read.map(|docs| {
-            docs.into_iter()
-                .filter_map(|mut d| d.remove("_id"))
-                .collect()
-        }));
+        found = Some(read);
     }
     Sent {
         answers: answers

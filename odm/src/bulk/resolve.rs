@@ -22,14 +22,21 @@
 
 use mongodb::bson::{Bson, Document};
 
+use crate::wire::fence::FENCE;
+
 /// What one update statement leaves in its document if it lands.
 #[derive(Debug, Clone)]
 pub(crate) struct Expect {
     /// The version the `Doc` loaded, when the statement bumps it (to one
     /// more).
     pub bumps_from: Option<i64>,
-    /// The whole document after the write, less the version key.
+    /// The whole document after the write, less the version key and the
+    /// fence.
     pub whole: Document,
+    /// The token a fenced statement stores in the fence (`__fence`); an
+    /// unfenced one leaves the stored fence as it was, so it is not
+    /// compared.
+    pub fence: Option<i64>,
 }
 
 /// What became of one statement.
@@ -113,14 +120,23 @@ pub(crate) fn decide(
 }
 
 /// Whether `stored` is the document `expect` leaves: every field the same
-/// (the top level in any order), and the version it bumps to.
+/// (the top level in any order), the version it bumps to, and the fence
+/// it stores.
 fn holds_write(expect: &Expect, stored: &Document, key: Option<&str>) -> bool {
     if let (Some(from), Some(k)) = (expect.bumps_from, key) {
         if number(stored.get(k)) != Some((from + 1) as f64) {
             return false;
         }
     }
-    let others = stored.keys().filter(|k| Some(k.as_str()) != key).count();
+    if let Some(token) = expect.fence {
+        if number(stored.get(FENCE)) != Some(token as f64) {
+            return false;
+        }
+    }
+    let others = stored
+        .keys()
+        .filter(|k| Some(k.as_str()) != key && k.as_str() != FENCE)
+        .count();
     others == expect.whole.len()
         && expect
             .whole
@@ -166,6 +182,7 @@ mod tests {
         Expect {
             bumps_from: Some(from),
             whole: doc! { "_id": 1, "score": score },
+            fence: None,
         }
     }
 
@@ -252,6 +269,7 @@ mod tests {
         let unset = Expect {
             bumps_from: None,
             whole: doc! { "_id": 1, "tags": ["a"] },
+            fence: None,
         };
         let cases = [
             (unset.clone(), Some(doc! { "tags": ["a"], "_id": 1 })),
@@ -262,6 +280,24 @@ mod tests {
         ];
         let live: Vec<_> = cases.iter().map(|(e, d)| (e, d.as_ref())).collect();
         assert_eq!(decide(1, &live, None), [Landed, Missed]);
+    }
+
+    #[test]
+    fn the_fence_is_compared_only_when_the_statement_stores_it() {
+        let fenced = |token| Expect {
+            fence: Some(token),
+            ..bumping(0, 1)
+        };
+        let stored = doc! { "_id": 1, "__v": 1, "score": 1, "__fence": 7_i64 };
+        let cases = [
+            (fenced(7), Some(stored.clone())),
+            // Another holder's token: not this statement's write.
+            (fenced(6), Some(stored.clone())),
+            // Unfenced: a fence stored earlier is no field of the value.
+            (bumping(0, 1), Some(stored.clone())),
+            (bumping(0, 2), Some(doc! { "_id": 1, "__v": 1, "score": 0 })),
+        ];
+        assert_eq!(run(2, &cases), [Landed, Missed, Landed, Missed]);
     }
 
     #[test]
