@@ -25,7 +25,7 @@ pub(crate) enum Statement<'s> {
         id: &'s Bson,
         filter: &'s BsonDocument,
         update: &'s BsonDocument,
-        expect: Expect,
+        expect: Expect<'s>,
     },
 }
 
@@ -62,53 +62,16 @@ pub(crate) async fn write<T: Document>(
     fenced: Option<bool>,
     mut session: Option<&mut ClientSession>,
 ) -> Sent {
-    let mut inserts = Vec::new();
-    let mut updates = Vec::new();
-    for (i, s) in statements.iter().enumerate() {
-        match s {
-            Statement::Insert(raw) => inserts.push((i, RawBson::Document((*raw).clone()))),
-            Statement::Update { filter, update, .. } => {
-                let mut one = RawDocumentBuf::new();
-                let q = RawDocumentBuf::try_from(*filter);
-                let u = RawDocumentBuf::try_from(*update);
-                // Documents odm built always serialize; if one does not,
-                // the server refuses the empty statement.
-                if let (Ok(q), Ok(u)) = (q, u) {
-                    crate::bson_release::append(&mut one, "q", q);
-                    crate::bson_release::append(&mut one, "u", u);
-                }
-                updates.push((i, RawBson::Document(one)));
-            }
-        }
-    }
     let mut replies = Vec::new();
-    for (name, list, key) in [
-        ("insert", inserts, "documents"),
-        ("update", updates, "updates"),
-    ] {
-        let sizes: Vec<usize> = list.iter().map(|(_, s)| size(s)).collect();
-        let mut list = list.into_iter();
-        for batch in split(&sizes, limits) {
-            let part: Vec<(usize, RawBson)> = list.by_ref().take(batch).collect();
-            let members = part.iter().map(|(i, _)| *i).collect();
-            let mut command = RawDocumentBuf::new();
-            crate::bson_release::append(&mut command, name, model.name());
-            let array: RawArrayBuf = part.into_iter().map(|(_, s)| s).collect();
-            crate::bson_release::append(&mut command, key, array);
-            crate::bson_release::append(&mut command, "ordered", false);
-            if fenced == Some(true) {
-                let majority = mongodb::bson::rawdoc! { "w": "majority" };
-                crate::bson_release::append(&mut command, "writeConcern", majority);
-            }
-            let log = Command::new(model.name(), name);
-            let database = model.database();
-            let action = database.run_raw_command(command);
-            let outcome = log.send(send(action, session.as_deref_mut())).await;
-            replies.push(Reply {
-                members,
-                outcome: outcome.and_then(counted),
-            });
-        }
+    for built in build(model.name(), &statements, limits, fenced == Some(true)) {
+        let log = Command::new(model.name(), built.name);
+        let database = model.database();
+        let action = database.run_raw_command(built.command);
+        let outcome = log.send(send(action, session.as_deref_mut())).await;
+        replies.push(Reply {
+            members: built.members,
+            outcome: outcome.and_then(counted),
+        });
     }
 
     let mut answers: Vec<Option<Answer>> = vec![None; statements.len()];
@@ -178,7 +141,7 @@ pub(crate) async fn write<T: Document>(
                         .iter()
                         .filter_map(|d| Some((super::refuse::key(d.get("_id")?), d)))
                         .collect();
-                    let cases: Vec<(&Expect, Option<&BsonDocument>)> = live
+                    let cases: Vec<(&Expect<'_>, Option<&BsonDocument>)> = live
                         .iter()
                         .map(|&i| match &statements[i] {
                             Statement::Update { id, expect, .. } => {
@@ -207,6 +170,71 @@ pub(crate) async fn write<T: Document>(
             .collect(),
         found,
     }
+}
+
+/// One command of a batch, built: its name, the indices (into the batch)
+/// of the statements it carries, and the command document.
+pub(crate) struct Built {
+    pub name: &'static str,
+    pub members: Vec<usize>,
+    pub command: RawDocumentBuf,
+}
+
+/// The commands that carry `statements` to collection `coll`: one
+/// unordered `insert` of the inserts and one unordered `update` of the
+/// updates, each split at `limits`; with `w: majority` when `majority`.
+pub(crate) fn build(
+    coll: &str,
+    statements: &[Statement<'_>],
+    limits: Limits,
+    majority: bool,
+) -> Vec<Built> {
+    let mut inserts = Vec::new();
+    let mut updates = Vec::new();
+    for (i, s) in statements.iter().enumerate() {
+        match s {
+            Statement::Insert(raw) => inserts.push((i, RawBson::Document((*raw).clone()))),
+            Statement::Update { filter, update, .. } => {
+                let mut one = RawDocumentBuf::new();
+                let q = RawDocumentBuf::try_from(*filter);
+                let u = RawDocumentBuf::try_from(*update);
+                // Documents odm built always serialize; if one does not,
+                // the server refuses the empty statement.
+                if let (Ok(q), Ok(u)) = (q, u) {
+                    crate::bson_release::append(&mut one, "q", q);
+                    crate::bson_release::append(&mut one, "u", u);
+                }
+                updates.push((i, RawBson::Document(one)));
+            }
+        }
+    }
+    let mut built = Vec::new();
+    for (name, list, key) in [
+        ("insert", inserts, "documents"),
+        ("update", updates, "updates"),
+    ] {
+        let sizes: Vec<usize> = list.iter().map(|(_, s)| size(s)).collect();
+        let mut list = list.into_iter();
+        for batch in split(&sizes, limits) {
+            let part: Vec<(usize, RawBson)> = list.by_ref().take(batch).collect();
+            let members = part.iter().map(|(i, _)| *i).collect();
+            let mut command = RawDocumentBuf::new();
+            crate::bson_release::append(&mut command, name, coll);
+            let array: RawArrayBuf = part.into_iter().map(|(_, s)| s).collect();
+            crate::bson_release::append(&mut command, key, array);
+            crate::bson_release::append(&mut command, "ordered", false);
+            if majority {
+                let majority = mongodb::bson::rawdoc! { "w": "majority" };
+                crate::bson_release::append(&mut command, "writeConcern", majority);
+            }
+            built.push(Built {
+                name,
+                members,
+                command,
+            });
+        }
+    }
+    built
 }
 
 /// The answer of a statement judged `verdict` in a command answered

@@ -3,6 +3,7 @@
 //! statements sent in one bulk write, each `Doc` told its own outcome.
 
 mod answer;
+mod build;
 mod commands;
 mod fence;
 mod path;
@@ -13,6 +14,7 @@ mod resolve;
 mod run;
 mod send;
 
+pub use build::build;
 pub use path::BulkPath;
 
 use mongodb::results::VerboseBulkWriteResult;

@@ -89,8 +89,20 @@ pub(crate) async fn send<T: Document>(
             }
         }
     };
+    let statements = command_statements::<T>(steps, versions, fence.map(|f| f.token));
+    let fenced = fence.map(|f| f.majority);
+    commands::write(model, statements, checks, limits, fenced, session).await
+}
+
+/// The statements of `steps` for the commands, each with what its
+/// document holds if it lands (`fence`: the batch's token).
+pub(crate) fn command_statements<'s, T: Document>(
+    steps: &'s [Step],
+    versions: &[Option<i64>],
+    fence: Option<i64>,
+) -> Vec<Statement<'s>> {
     let key = T::__odm_meta().versioning.key;
-    let statements = steps
+    steps
         .iter()
         .zip(versions)
         .filter_map(|(step, version)| match step {
@@ -104,13 +116,11 @@ pub(crate) async fn send<T: Document>(
                 id,
                 filter,
                 update,
-                expect: expect(plan, *version, key, fence.map(|f| f.token)),
+                expect: expect(plan, *version, key, fence),
             }),
             _ => None,
         })
-        .collect();
-    let fenced = fence.map(|f| f.majority);
-    commands::write(model, statements, checks, limits, fenced, session).await
+        .collect()
 }
 
 /// The steps that send a statement.
@@ -136,6 +146,15 @@ async fn bulk_write<T: Document>(
     majority: bool,
     session: Option<&mut ClientSession>,
 ) -> mongodb::error::Result<mongodb::results::VerboseBulkWriteResult> {
+    let models = write_models(model, steps)?;
+    send_models(model, models, majority, session).await
+}
+
+/// The driver's write models of `steps`' statements, in order.
+pub(crate) fn write_models<T: Document>(
+    model: &Model<T>,
+    steps: &[Step],
+) -> mongodb::error::Result<Vec<WriteModel>> {
     let namespace = model.collection().namespace();
     let mut models: Vec<WriteModel> = Vec::with_capacity(steps.len());
     for step in statements(steps) {
@@ -159,6 +178,16 @@ async fn bulk_write<T: Document>(
             _ => unreachable!("statements only"),
         });
     }
+    Ok(models)
+}
+
+/// Sends `models` in one `bulkWrite`.
+async fn send_models<T: Document>(
+    model: &Model<T>,
+    models: Vec<WriteModel>,
+    majority: bool,
+    session: Option<&mut ClientSession>,
+) -> mongodb::error::Result<mongodb::results::VerboseBulkWriteResult> {
     let client = model.collection().client();
     let action = client.bulk_write(models).ordered(false);
     let action = match majority {
@@ -173,13 +202,15 @@ async fn bulk_write<T: Document>(
 /// What the update of `plan` leaves in its document (loaded at
 /// `version`): the value as it will be committed, whole, and the fence
 /// stored by a statement fenced with `fence`.
-fn expect(plan: &Plan, version: Option<i64>, key: Option<&str>, fence: Option<i64>) -> Expect {
-    let raw: &mongodb::bson::RawDocument = &plan.current;
+fn expect<'p>(
+    plan: &'p Plan,
+    version: Option<i64>,
+    key: Option<&str>,
+    fence: Option<i64>,
+) -> Expect<'p> {
     Expect {
         bumps_from: (plan.effect.bump && key.is_some()).then(|| version.unwrap_or(0)),
-        // A value odm serialized always reads back; an empty one never
-        // matches, which leaves the Doc told a miss, in doubt.
-        whole: BsonDocument::try_from(raw).unwrap_or_default(),
+        whole: std::borrow::Cow::Borrowed(&plan.current),
         fence,
     }
 }
