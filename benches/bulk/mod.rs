@@ -84,6 +84,13 @@ async fn check(model: &Model<Row>, docs: &[Doc<Row>]) {
 pub async fn run(db: &mongodb::Database, quick: bool) {
     let n = crate::common::env_usize("ODM_BULK_DOCS", if quick { 100 } else { 10_000 });
     let rounds = crate::common::env_usize("ODM_BULK_ROUNDS", if quick { 1 } else { 3 });
+    // Knobs for comparing settings, the same on every batch side: `Doc`s
+    // per call (`ODM_BULK_CHUNK`, default all of them), and for the raw
+    // sides (bulk_save has no such options) an ordered bulk write
+    // (`ODM_BULK_RAW_ORDERED=1`) and `w: majority` (`ODM_BULK_RAW_MAJORITY=1`).
+    let chunk = crate::common::env_usize("ODM_BULK_CHUNK", n).max(1);
+    let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
+    let (ordered, majority) = (flag("ODM_BULK_RAW_ORDERED"), flag("ODM_BULK_RAW_MAJORITY"));
     let model = Row::model(db);
     model.collection().delete_many(doc! {}).await.unwrap();
     let values = (0..n).map(|i| Row {
@@ -120,8 +127,10 @@ pub async fn run(db: &mongodb::Database, quick: bool) {
                     );
                     let path = [BulkPath::BulkWrite, BulkPath::Commands][side];
                     let t = timed(async {
-                        let outcomes = model.bulk_save(&mut docs).path(path).await.unwrap();
-                        assert!(outcomes.iter().all(Result::is_ok));
+                        for part in docs.chunks_mut(chunk) {
+                            let outcomes = model.bulk_save(part).path(path).await.unwrap();
+                            assert!(outcomes.iter().all(Result::is_ok));
+                        }
                     })
                     .await;
                     check(&model, &docs).await;
@@ -129,29 +138,34 @@ pub async fn run(db: &mongodb::Database, quick: bool) {
                 }
                 2 => {
                     timed(async {
-                        let models = docs.iter().map(|d| {
-                            let version = d.version().unwrap() as i32;
-                            UpdateOneModel::builder()
+                        for part in docs.chunks(chunk) {
+                            let models = part.iter().map(|d| {
+                                let version = d.version().unwrap() as i32;
+                                UpdateOneModel::builder()
                                 .namespace(namespace.clone())
                                 .filter(doc! { "_id": Bson::ObjectId(d.id), "__v": version })
                                 .update(
                                     doc! { "$set": { "counter": counter }, "$inc": { "__v": 1 } },
                                 )
                                 .build()
-                        });
-                        let done = client
-                            .bulk_write(models)
-                            .ordered(false)
-                            .verbose_results()
-                            .await
-                            .unwrap();
-                        assert_eq!(done.summary.matched_count as usize, n);
+                            });
+                            let action = client.bulk_write(models).ordered(ordered);
+                            let action = match majority {
+                                true => {
+                                    action.write_concern(mongodb::options::WriteConcern::majority())
+                                }
+                                false => action,
+                            };
+                            let done = action.verbose_results().await.unwrap();
+                            assert_eq!(done.summary.matched_count as usize, part.len());
+                        }
                     })
                     .await
                 }
                 _ => {
                     timed(async {
-                        let updates: Vec<BsonDocument> = docs
+                        for part in docs.chunks(chunk) {
+                            let updates: Vec<BsonDocument> = part
                             .iter()
                             .map(|d| {
                                 let version = d.version().unwrap() as i32;
@@ -161,18 +175,22 @@ pub async fn run(db: &mongodb::Database, quick: bool) {
                                 }
                             })
                             .collect();
-                        let command = doc! {
-                            "update": model.name(),
-                            "updates": updates,
-                            "ordered": false,
-                        };
-                        let done = db.run_command(command).await.unwrap();
-                        let matched = match done.get("n") {
-                            Some(Bson::Int32(v)) => *v as i64,
-                            Some(Bson::Int64(v)) => *v,
-                            other => panic!("update answered n = {other:?}"),
-                        };
-                        assert_eq!(matched as usize, n);
+                            let mut command = doc! {
+                                "update": model.name(),
+                                "updates": updates,
+                                "ordered": ordered,
+                            };
+                            if majority {
+                                command.insert("writeConcern", doc! { "w": "majority" });
+                            }
+                            let done = db.run_command(command).await.unwrap();
+                            let matched = match done.get("n") {
+                                Some(Bson::Int32(v)) => *v as i64,
+                                Some(Bson::Int64(v)) => *v,
+                                other => panic!("update answered n = {other:?}"),
+                            };
+                            assert_eq!(matched as usize, part.len());
+                        }
                     })
                     .await
                 }

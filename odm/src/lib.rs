@@ -409,6 +409,44 @@
 //! # }
 //! ```
 //!
+//! A batch written under a lease is fenced like one `save()`:
+//! [`BulkSave::fenced`] puts the lease's token in every statement, so a
+//! holder that lost its lease cannot overwrite a newer holder's work. Each
+//! `Doc` whose document already holds a newer token is told
+//! [`Error::Fenced`] and keeps its changes (found by the one read that
+//! settles the batch, never guessed); the others land or fail as in any
+//! batch (a stale copy is still [`Error::Version`]).
+//!
+//! ```
+//! # use odm::prelude::*;
+//! # use odm::lock::Leases;
+//! # use serde::{Deserialize, Serialize};
+//! # use std::time::Duration;
+//! # #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+//! # #[odm(collection = "invoices")]
+//! # pub struct Invoice {
+//! #     #[serde(rename = "_id")]
+//! #     pub id: ObjectId,
+//! #     pub sent: bool,
+//! # }
+//! # async fn run(db: mongodb::Database) -> odm::Result<()> {
+//! let leases = Leases::new(&db, "locks");
+//! let lease = leases.acquire("invoices:send", Duration::from_secs(30)).await?;
+//! let invoices = Invoice::model(&db);
+//! let mut due = invoices.find(doc! { "sent": false }).await?;
+//! for invoice in due.iter_mut() {
+//!     invoice.sent = true;
+//! }
+//! let outcomes = invoices.bulk_save(&mut due).fenced(&lease).await?;
+//! if outcomes.iter().any(|o| matches!(o, Err(Error::Fenced(_)))) {
+//!     // A newer holder took the lease over and wrote: stop here.
+//!     return Ok(());
+//! }
+//! lease.release().await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! ## Seeing the commands
 //!
 //! Every command odm sends is a [`tracing`](https://docs.rs/tracing) event

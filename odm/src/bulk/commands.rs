@@ -25,16 +25,17 @@ pub(crate) enum Statement<'s> {
         id: &'s Bson,
         filter: &'s BsonDocument,
         update: &'s BsonDocument,
-        expect: Expect,
+        expect: Expect<'s>,
     },
 }
 
-/// The answers, one per statement, and the `_id`s the settling read found
-/// when one was made (it also ran `checks`, the filters of the `Doc`s with
-/// nothing to write, so no second read is needed).
+/// The answers, one per statement, and the documents the settling read
+/// found when one was made: it read every update statement's document and
+/// ran `checks`, the filters of the `Doc`s with nothing to write, so no
+/// second read is needed.
 pub(crate) struct Sent {
     pub answers: Vec<Answer>,
-    pub found: Option<mongodb::error::Result<Vec<Bson>>>,
+    pub found: Option<mongodb::error::Result<Vec<BsonDocument>>>,
 }
 
 /// The reply of one command, per statement of it.
@@ -51,57 +52,26 @@ struct Counted {
     unsatisfied: Option<mongodb::error::Error>,
 }
 
-/// Sends `statements` as [`Sent`] says.
+/// Sends `statements` as [`Sent`] says. `fenced`: the batch is fenced,
+/// and states `w: majority` (when `true`).
 pub(crate) async fn write<T: Document>(
     model: &Model<T>,
     statements: Vec<Statement<'_>>,
     checks: Vec<BsonDocument>,
     limits: Limits,
+    fenced: Option<bool>,
     mut session: Option<&mut ClientSession>,
 ) -> Sent {
-    let mut inserts = Vec::new();
-    let mut updates = Vec::new();
-    for (i, s) in statements.iter().enumerate() {
-        match s {
-            Statement::Insert(raw) => inserts.push((i, RawBson::Document((*raw).clone()))),
-            Statement::Update { filter, update, .. } => {
-                let mut one = RawDocumentBuf::new();
-                let q = RawDocumentBuf::try_from(*filter);
-                let u = RawDocumentBuf::try_from(*update);
-                // Documents odm built always serialize; if one does not,
-                // the server refuses the empty statement.
-                if let (Ok(q), Ok(u)) = (q, u) {
-                    crate::bson_release::append(&mut one, "q", q);
-                    crate::bson_release::append(&mut one, "u", u);
-                }
-                updates.push((i, RawBson::Document(one)));
-            }
-        }
-    }
     let mut replies = Vec::new();
-    for (name, list, key) in [
-        ("insert", inserts, "documents"),
-        ("update", updates, "updates"),
-    ] {
-        let sizes: Vec<usize> = list.iter().map(|(_, s)| size(s)).collect();
-        let mut list = list.into_iter();
-        for batch in split(&sizes, limits) {
-            let part: Vec<(usize, RawBson)> = list.by_ref().take(batch).collect();
-            let members = part.iter().map(|(i, _)| *i).collect();
-            let mut command = RawDocumentBuf::new();
-            crate::bson_release::append(&mut command, name, model.name());
-            let array: RawArrayBuf = part.into_iter().map(|(_, s)| s).collect();
-            crate::bson_release::append(&mut command, key, array);
-            crate::bson_release::append(&mut command, "ordered", false);
-            let log = Command::new(model.name(), name);
-            let database = model.database();
-            let action = database.run_raw_command(command);
-            let outcome = log.send(send(action, session.as_deref_mut())).await;
-            replies.push(Reply {
-                members,
-                outcome: outcome.and_then(counted),
-            });
-        }
+    for built in build(model.name(), &statements, limits, fenced == Some(true)) {
+        let log = Command::new(model.name(), built.name);
+        let database = model.database();
+        let action = database.run_raw_command(built.command);
+        let outcome = log.send(send(action, session.as_deref_mut())).await;
+        replies.push(Reply {
+            members: built.members,
+            outcome: outcome.and_then(counted),
+        });
     }
 
     let mut answers: Vec<Option<Answer>> = vec![None; statements.len()];
@@ -148,10 +118,12 @@ pub(crate) async fn write<T: Document>(
 
     let mut found = None;
     if !open.is_empty() {
-        let ids: Vec<Bson> = open
+        // Every update's document, not only the open ones': the read also
+        // settles the misses of the other commands (a guarded or fenced
+        // miss), which no second read then asks again.
+        let ids: Vec<Bson> = statements
             .iter()
-            .flat_map(|(live, _)| live.iter())
-            .filter_map(|&i| match &statements[i] {
+            .filter_map(|s| match s {
                 Statement::Update { id, .. } => Some((*id).clone()),
                 Statement::Insert(_) => None,
             })
@@ -161,7 +133,7 @@ pub(crate) async fn write<T: Document>(
         // Whole documents: each is compared with the value its Doc would
         // commit.
         let filter = doc! { "$or": clauses };
-        let read = super::read::read(model, filter, None, session).await;
+        let read = super::read::read(model, filter, None, fenced.is_some(), session).await;
         for (live, counted) in open {
             let verdicts = match &read {
                 Ok(docs) => {
@@ -169,7 +141,7 @@ pub(crate) async fn write<T: Document>(
                         .iter()
                         .filter_map(|d| Some((super::refuse::key(d.get("_id")?), d)))
                         .collect();
-                    let cases: Vec<(&Expect, Option<&BsonDocument>)> = live
+                    let cases: Vec<(&Expect<'_>, Option<&BsonDocument>)> = live
                         .iter()
                         .map(|&i| match &statements[i] {
                             Statement::Update { id, expect, .. } => {
@@ -189,11 +161,7 @@ pub(crate) async fn write<T: Document>(
                 });
             }
         }
-        found = Some(read.map(|docs| {
-            docs.into_iter()
-                .filter_map(|mut d| d.remove("_id"))
-                .collect()
-        }));
+        found = Some(read);
     }
     Sent {
         answers: answers
@@ -202,6 +170,71 @@ pub(crate) async fn write<T: Document>(
             .collect(),
         found,
     }
+}
+
+/// One command of a batch, built: its name, the indices (into the batch)
+/// of the statements it carries, and the command document.
+pub(crate) struct Built {
+    pub name: &'static str,
+    pub members: Vec<usize>,
+    pub command: RawDocumentBuf,
+}
+
+/// The commands that carry `statements` to collection `coll`: one
+/// unordered `insert` of the inserts and one unordered `update` of the
+/// updates, each split at `limits`; with `w: majority` when `majority`.
+pub(crate) fn build(
+    coll: &str,
+    statements: &[Statement<'_>],
+    limits: Limits,
+    majority: bool,
+) -> Vec<Built> {
+    let mut inserts = Vec::new();
+    let mut updates = Vec::new();
+    for (i, s) in statements.iter().enumerate() {
+        match s {
+            Statement::Insert(raw) => inserts.push((i, RawBson::Document((*raw).clone()))),
+            Statement::Update { filter, update, .. } => {
+                let mut one = RawDocumentBuf::new();
+                let q = RawDocumentBuf::try_from(*filter);
+                let u = RawDocumentBuf::try_from(*update);
+                // Documents odm built always serialize; if one does not,
+                // the server refuses the empty statement.
+                if let (Ok(q), Ok(u)) = (q, u) {
+                    crate::bson_release::append(&mut one, "q", q);
+                    crate::bson_release::append(&mut one, "u", u);
+                }
+                updates.push((i, RawBson::Document(one)));
+            }
+        }
+    }
+    let mut built = Vec::new();
+    for (name, list, key) in [
+        ("insert", inserts, "documents"),
+        ("update", updates, "updates"),
+    ] {
+        let sizes: Vec<usize> = list.iter().map(|(_, s)| size(s)).collect();
+        let mut list = list.into_iter();
+        for batch in split(&sizes, limits) {
+            let part: Vec<(usize, RawBson)> = list.by_ref().take(batch).collect();
+            let members = part.iter().map(|(i, _)| *i).collect();
+            let mut command = RawDocumentBuf::new();
+            crate::bson_release::append(&mut command, name, coll);
+            let array: RawArrayBuf = part.into_iter().map(|(_, s)| s).collect();
+            crate::bson_release::append(&mut command, key, array);
+            crate::bson_release::append(&mut command, "ordered", false);
+            if majority {
+                let majority = mongodb::bson::rawdoc! { "w": "majority" };
+                crate::bson_release::append(&mut command, "writeConcern", majority);
+            }
+            built.push(Built {
+                name,
+                members,
+                command,
+            });
+        }
+    }
+    built
 }
 
 /// The answer of a statement judged `verdict` in a command answered

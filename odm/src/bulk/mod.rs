@@ -3,7 +3,9 @@
 //! statements sent in one bulk write, each `Doc` told its own outcome.
 
 mod answer;
+mod build;
 mod commands;
+mod fence;
 mod path;
 mod prepare;
 mod read;
@@ -12,12 +14,14 @@ mod resolve;
 mod run;
 mod send;
 
+pub use build::build;
 pub use path::BulkPath;
 
 use mongodb::results::VerboseBulkWriteResult;
 use mongodb::ClientSession;
 
 use crate::error::Result;
+use crate::lock::Lease;
 use crate::model::doc::Doc;
 use crate::model::Document;
 use crate::model::Model;
@@ -30,6 +34,8 @@ pub struct BulkSave<'a, T: Document> {
     model: &'a Model<T>,
     docs: &'a mut [Doc<T>],
     path: BulkPath,
+    /// The token of a fenced batch.
+    fence: Option<i64>,
     session: Option<&'a mut ClientSession>,
 }
 
@@ -90,6 +96,7 @@ impl<T: Document> Model<T> {
             model: self,
             docs,
             path: BulkPath::Auto,
+            fence: None,
             session: None,
         }
     }
@@ -111,6 +118,33 @@ impl<T: Document> Model<T> {
 }
 
 impl<'a, T: Document> BulkSave<'a, T> {
+    /// Makes every write of the batch a fenced write under `lease`, as
+    /// [`Save::fenced`](crate::Save::fenced) makes one `save()`: each
+    /// update matches only if its document's stored fence (`__fence`) is
+    /// absent or not larger than [`lease.token()`](Lease::token), and
+    /// stores the token there (a `Doc` with nothing else to write still
+    /// writes the fence); each insert stores it too. The batch is sent
+    /// with `w: majority` (inside a transaction, the commit's), and read
+    /// back from the primary.
+    ///
+    /// A `Doc` whose document already holds a larger token (a newer
+    /// holder wrote it) is told [`Error::Fenced`](crate::Error::Fenced)
+    /// and keeps its pending changes; nothing of it changed. The others
+    /// get their own outcomes as in an unfenced batch: a stale `Doc` under
+    /// a valid lease still fails with
+    /// [`Error::Version`](crate::Error::Version), and every `Doc` whose
+    /// write landed commits. Which misses the fence refused is read, not
+    /// guessed: with the read that settles the batch's other misses, one
+    /// at most per batch. A miss the server's count leaves in doubt (see
+    /// [`Model::bulk_save`]) is told a version miss, never a refusal.
+    ///
+    /// One document is fenced by one lease key: every `Doc` of a fenced
+    /// batch is fenced by the same one.
+    pub fn fenced(mut self, lease: &Lease) -> Self {
+        self.fence = Some(lease.token());
+        self
+    }
+
     /// Sends the batch `path`'s way instead of the server's (tests run
     /// one batch both ways). Not public API.
     #[doc(hidden)]
@@ -135,7 +169,7 @@ awaitable! {
     /// Runs the bulk save inside `session` (and its transaction, if one is
     /// open).
     session;
-    into_future(self) run::run(self.model, self.docs, self.path, self.session)
+    into_future(self) run::run(self.model, self.docs, self.path, self.fence, self.session)
 }
 
 awaitable! {
@@ -146,7 +180,7 @@ awaitable! {
     into_future(self) async move {
         let model = self.model;
         let mut docs: Vec<Doc<T>> = self.values.into_iter().map(|v| model.new_doc(v)).collect();
-        let outcomes = run::run(model, &mut docs, self.path, self.session).await?;
+        let outcomes = run::run(model, &mut docs, self.path, None, self.session).await?;
         Ok(docs
             .into_iter()
             .zip(outcomes)

@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::model::doc::Doc;
 use crate::model::Document;
 use crate::plan::request::{self, shard, Plan};
+use crate::wire::fence::{self, FENCE};
 
 /// One `Doc`, ready.
 pub(crate) enum Step {
@@ -35,13 +36,16 @@ pub(crate) enum Step {
 }
 
 /// `doc` made ready, running its `before_save` inside `session`.
-/// `at` is the server's time when the model stamps with it.
+/// `at` is the server's time when the model stamps with it; `fence` the
+/// token of a fenced batch, carried by its statement as `save().fenced()`
+/// carries it (so a stored `Doc` always writes, at least the fence).
 pub(crate) async fn prepare<T: Document>(
     doc: &mut Doc<T>,
     session: Option<&mut ClientSession>,
     at: Option<DateTime>,
+    fence: Option<i64>,
 ) -> Step {
-    match ready(doc, session, at).await {
+    match ready(doc, session, at, fence).await {
         Ok(step) => step,
         Err(e) => Step::Done(Err(e)),
     }
@@ -51,6 +55,7 @@ async fn ready<T: Document>(
     doc: &mut Doc<T>,
     session: Option<&mut ClientSession>,
     at: Option<DateTime>,
+    fence: Option<i64>,
 ) -> Result<Step> {
     let restamp = |plan: &mut Plan| match at {
         Some(at) => crate::plan::timestamps::restamp::<T>(plan, at),
@@ -66,6 +71,9 @@ async fn ready<T: Document>(
         if let Some(key) = meta.versioning.key {
             crate::bson_release::append(&mut stored, key, 0i32);
         }
+        if let Some(token) = fence {
+            crate::bson_release::append(&mut stored, FENCE, token);
+        }
         return Ok(Step::Insert { plan, stored });
     }
     doc.validate().map_err(Error::Validation)?;
@@ -77,7 +85,11 @@ async fn ready<T: Document>(
         .clone();
     shard::check(meta.shard_key, &plan.changes, meta.collection, &id)?;
     let target = doc.target().expect("a stored document has a target");
-    let (filter, update) = request::request::<T>(target, doc.version(), &plan);
+    let (mut filter, mut update) = request::request::<T>(target, doc.version(), &plan);
+    if let Some(token) = fence {
+        filter = fence::filter(filter, token);
+        fence::stamp(&mut update, token);
+    }
     Ok(if update.is_empty() {
         Step::Check { plan, id, filter }
     } else {

@@ -8,16 +8,27 @@ use crate::model::Model;
 use crate::wire::command_log::Command;
 
 /// The documents of `model` matching `filter`, with `projection` (whole
-/// when `None`).
+/// when `None`); from the primary after a `fenced` batch, as every read of
+/// a fence.
 pub(crate) async fn read<T: Document>(
     model: &Model<T>,
     filter: BsonDocument,
     projection: Option<BsonDocument>,
+    fenced: bool,
     session: Option<&mut ClientSession>,
 ) -> mongodb::error::Result<Vec<BsonDocument>> {
     use futures_util::TryStreamExt;
     let log = Command::new(model.name(), "find").filter(&filter);
-    let find = model.collection().find(filter);
+    let primary;
+    let collection = match fenced {
+        true => {
+            primary = crate::wire::fence::collection(model.collection())
+                .clone_with_type::<BsonDocument>();
+            &primary
+        }
+        false => model.collection(),
+    };
+    let find = collection.find(filter);
     let find = match projection {
         Some(p) => find.projection(p),
         None => find,

@@ -20,16 +20,27 @@
 //!   its `Doc` left in doubt, so a retry that bumps the version checks it
 //!   and cannot apply a write twice.
 
+use std::borrow::Cow;
+
+use mongodb::bson::raw::RawDocument;
 use mongodb::bson::{Bson, Document};
+
+use crate::wire::fence::FENCE;
 
 /// What one update statement leaves in its document if it lands.
 #[derive(Debug, Clone)]
-pub(crate) struct Expect {
+pub(crate) struct Expect<'a> {
     /// The version the `Doc` loaded, when the statement bumps it (to one
     /// more).
     pub bumps_from: Option<i64>,
-    /// The whole document after the write, less the version key.
-    pub whole: Document,
+    /// The whole document after the write, less the version key and the
+    /// fence: the value as it will be committed, borrowed (read into a
+    /// `Document` only when a read is compared with it).
+    pub whole: Cow<'a, RawDocument>,
+    /// The token a fenced statement stores in the fence (`__fence`); an
+    /// unfenced one leaves the stored fence as it was, so it is not
+    /// compared.
+    pub fence: Option<i64>,
 }
 
 /// What became of one statement.
@@ -64,7 +75,7 @@ pub(crate) fn without_read(n: u64, live: usize) -> Verdict {
 /// (`None`: not found). `key` is the model's version key.
 pub(crate) fn decide(
     n: u64,
-    live: &[(&Expect, Option<&Document>)],
+    live: &[(&Expect<'_>, Option<&Document>)],
     key: Option<&str>,
 ) -> Vec<Verdict> {
     if !needs_read(n, live.len()) {
@@ -113,17 +124,29 @@ pub(crate) fn decide(
 }
 
 /// Whether `stored` is the document `expect` leaves: every field the same
-/// (the top level in any order), and the version it bumps to.
-fn holds_write(expect: &Expect, stored: &Document, key: Option<&str>) -> bool {
+/// (the top level in any order), the version it bumps to, and the fence
+/// it stores.
+fn holds_write(expect: &Expect<'_>, stored: &Document, key: Option<&str>) -> bool {
     if let (Some(from), Some(k)) = (expect.bumps_from, key) {
         if number(stored.get(k)) != Some((from + 1) as f64) {
             return false;
         }
     }
-    let others = stored.keys().filter(|k| Some(k.as_str()) != key).count();
-    others == expect.whole.len()
-        && expect
-            .whole
+    if let Some(token) = expect.fence {
+        if number(stored.get(FENCE)) != Some(token as f64) {
+            return false;
+        }
+    }
+    let others = stored
+        .keys()
+        .filter(|k| Some(k.as_str()) != key && k.as_str() != FENCE)
+        .count();
+    // A value odm serialized always reads; one that does not never holds.
+    let Ok(whole) = Document::try_from(&*expect.whole) else {
+        return false;
+    };
+    others == whole.len()
+        && whole
             .iter()
             .all(|(name, value)| stored.get(name).is_some_and(|s| same(value, s)))
 }
@@ -158,14 +181,15 @@ fn number(value: Option<&Bson>) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use mongodb::bson::doc;
+    use mongodb::bson::{doc, rawdoc};
 
     use super::*;
 
-    fn bumping(from: i64, score: i32) -> Expect {
+    fn bumping(from: i64, score: i32) -> Expect<'static> {
         Expect {
             bumps_from: Some(from),
-            whole: doc! { "_id": 1, "score": score },
+            whole: Cow::Owned(rawdoc! { "_id": 1, "score": score }),
+            fence: None,
         }
     }
 
@@ -251,7 +275,8 @@ mod tests {
     fn a_removed_field_and_an_unversioned_model() {
         let unset = Expect {
             bumps_from: None,
-            whole: doc! { "_id": 1, "tags": ["a"] },
+            whole: Cow::Owned(rawdoc! { "_id": 1, "tags": ["a"] }),
+            fence: None,
         };
         let cases = [
             (unset.clone(), Some(doc! { "tags": ["a"], "_id": 1 })),
@@ -262,6 +287,24 @@ mod tests {
         ];
         let live: Vec<_> = cases.iter().map(|(e, d)| (e, d.as_ref())).collect();
         assert_eq!(decide(1, &live, None), [Landed, Missed]);
+    }
+
+    #[test]
+    fn the_fence_is_compared_only_when_the_statement_stores_it() {
+        let fenced = |token| Expect {
+            fence: Some(token),
+            ..bumping(0, 1)
+        };
+        let stored = doc! { "_id": 1, "__v": 1, "score": 1, "__fence": 7_i64 };
+        let cases = [
+            (fenced(7), Some(stored.clone())),
+            // Another holder's token: not this statement's write.
+            (fenced(6), Some(stored.clone())),
+            // Unfenced: a fence stored earlier is no field of the value.
+            (bumping(0, 1), Some(stored.clone())),
+            (bumping(0, 2), Some(doc! { "_id": 1, "__v": 1, "score": 0 })),
+        ];
+        assert_eq!(run(2, &cases), [Landed, Missed, Landed, Missed]);
     }
 
     #[test]

@@ -5,6 +5,8 @@
 //! document, a `Doc` with nothing to write) with one more read, then
 //! commit, keep or leave in doubt each `Doc` as `save()` would.
 
+use std::collections::HashMap;
+
 use mongodb::bson::{doc, Bson, Document as BsonDocument};
 use mongodb::ClientSession;
 
@@ -13,13 +15,14 @@ use super::commands::Sent;
 use super::path::BulkPath;
 use super::prepare::{prepare, Step};
 use super::refuse;
-use super::send;
+use super::send::{self, Fence};
 use crate::error::{complete_insert, from_driver, may_have_applied, Error, Result};
 use crate::model::doc::Doc;
 use crate::model::hooks::{self, HookContext};
 use crate::model::Document;
 use crate::model::Model;
 use crate::plan::request::{self, Plan};
+use crate::wire::fence::FENCE;
 
 /// A `Doc` whose outcome one read after the write settles.
 struct Pending {
@@ -28,9 +31,12 @@ struct Pending {
     id: Bson,
     filter: BsonDocument,
     /// `true`: a statement that matched nothing and checked only a guard
-    /// (is the document still there?); `false`: a `Doc` with nothing to
-    /// write (does `filter` still match?).
+    /// (is the document still there?) or a fence (does it hold a larger
+    /// token?); `false`: a `Doc` with nothing to write (does `filter` still
+    /// match?).
     missed: bool,
+    /// The token of a fenced batch.
+    fence: Option<i64>,
 }
 
 /// Saves `docs` as [`Model::bulk_save`](crate::Model::bulk_save) says.
@@ -38,6 +44,7 @@ pub(crate) async fn run<T: Document>(
     model: &Model<T>,
     docs: &mut [Doc<T>],
     path: BulkPath,
+    fence: Option<i64>,
     mut session: Option<&mut ClientSession>,
 ) -> Result<Vec<Result<()>>> {
     if docs.is_empty() {
@@ -54,8 +61,15 @@ pub(crate) async fn run<T: Document>(
     };
     let mut steps = Vec::with_capacity(docs.len());
     for doc in docs.iter_mut() {
-        steps.push(prepare(doc, session.as_deref_mut(), at).await);
+        steps.push(prepare(doc, session.as_deref_mut(), at, fence).await);
     }
+    let fence = match fence {
+        Some(token) => {
+            let majority = super::fence::states_concern(model, session.as_deref_mut()).await;
+            Some(Fence { token, majority })
+        }
+        None => None,
+    };
 
     // The statements, in the order of the Docs; `at[i]` is Doc i's.
     let route = send::route(model, path, session.as_deref())
@@ -93,6 +107,7 @@ pub(crate) async fn run<T: Document>(
             &versions,
             checks,
             route,
+            fence,
             session.as_deref_mut(),
         )
         .await
@@ -116,6 +131,7 @@ pub(crate) async fn run<T: Document>(
                     id,
                     filter,
                     missed: false,
+                    fence: None,
                 });
                 None
             }
@@ -143,15 +159,19 @@ pub(crate) async fn run<T: Document>(
                 Some(answer),
             ) => match answer {
                 missed @ (Answer::Matched(0) | Answer::Unheld) => {
-                    // Unheld: it may have landed and been overwritten since.
-                    doc.in_doubt = settled[i] || matches!(missed, Answer::Unheld);
-                    if request::only_guarded(&plan) {
+                    // Unheld: it may have landed and been overwritten since,
+                    // so it is not told a fence refusal (nothing changed).
+                    let unheld = matches!(missed, Answer::Unheld);
+                    doc.in_doubt = settled[i] || unheld;
+                    let fenced = fence.filter(|_| !unheld).map(|f| f.token);
+                    if request::only_guarded(&plan) || fenced.is_some() {
                         pending.push(Pending {
                             at: i,
                             plan,
                             id,
                             filter,
                             missed: true,
+                            fence: fenced,
                         });
                         None
                     } else {
@@ -194,7 +214,10 @@ pub(crate) async fn run<T: Document>(
         own = true;
         let found = match found {
             Some(found) => found,
-            None => read_ids(model, clauses(docs, &pending), session.as_deref_mut()).await,
+            None => {
+                let clauses = clauses(docs, &pending);
+                read_seen(model, clauses, fence.is_some(), session.as_deref_mut()).await
+            }
         };
         settle(model, docs, pending, &mut outcomes, found);
     }
@@ -253,28 +276,50 @@ fn clauses<T: Document>(docs: &[Doc<T>], pending: &[Pending]) -> Vec<BsonDocumen
         .collect()
 }
 
-/// Settles `pending` from `found`, the `_id`s a read found: a `Doc` with
-/// nothing to write is saved if its filter still matches, a guarded miss
+/// Settles `pending` from `found`, the documents a read found (their
+/// `_id` and fence at least): a `Doc` with nothing to write is saved if its
+/// filter still matches; a fenced miss whose document holds a larger token
+/// is refused by the fence, as `save().fenced()` tells it; a guarded miss
 /// is not found if its document is gone.
 fn settle<T: Document>(
     model: &Model<T>,
     docs: &mut [Doc<T>],
     pending: Vec<Pending>,
     outcomes: &mut [Option<Result<()>>],
-    found: mongodb::error::Result<Vec<Bson>>,
+    found: mongodb::error::Result<Vec<BsonDocument>>,
 ) {
+    let by_id: HashMap<Vec<u8>, &BsonDocument> = match &found {
+        Ok(found) => found
+            .iter()
+            .filter_map(|d| Some((super::refuse::key(d.get("_id")?), d)))
+            .collect(),
+        Err(_) => HashMap::new(),
+    };
     for p in pending {
         let doc = &mut docs[p.at];
         let outcome = match &found {
             Err(e) => Err(from_driver(e.clone(), model.name())),
-            Ok(ids) => {
-                let exists = ids.contains(&p.id);
-                match (p.missed, exists) {
+            Ok(_) => {
+                let stored = by_id.get(&super::refuse::key(&p.id));
+                let refused = p.fence.and_then(|token| {
+                    let fence = stored.and_then(|d| crate::codec::integer(d.get(FENCE)?));
+                    let target = request::target(&p.id, doc.shard());
+                    super::fence::refusal(model.name(), target, token, fence)
+                });
+                if let Some(refused) = refused {
+                    outcomes[p.at] = Some(Err(refused));
+                    continue;
+                }
+                // A fenced miss that checked more than a guard is a
+                // version miss whether or not its document is there, as
+                // `save()` tells it.
+                let gone_tells = request::only_guarded(&p.plan);
+                match (p.missed, stored.is_some()) {
                     (false, true) => {
                         doc.commit(p.id, p.plan, false);
                         Ok(())
                     }
-                    (true, false) => Err(request::not_found(model.name(), p.filter)),
+                    (true, false) if gone_tells => Err(request::not_found(model.name(), p.filter)),
                     (_, _) => Err(request::no_match(
                         model.name(),
                         p.id,
@@ -289,16 +334,15 @@ fn settle<T: Document>(
     }
 }
 
-/// The `_id`s of the documents matching any of `clauses`.
-async fn read_ids<T: Document>(
+/// The `_id`s and fences of the documents matching any of `clauses`
+/// (from the primary after a `fenced` batch).
+async fn read_seen<T: Document>(
     model: &Model<T>,
     clauses: Vec<BsonDocument>,
+    fenced: bool,
     session: Option<&mut ClientSession>,
-) -> mongodb::error::Result<Vec<Bson>> {
-    let projection = Some(doc! { "_id": 1 });
-    let docs = super::read::read(model, doc! { "$or": clauses }, projection, session).await?;
-    Ok(docs
-        .into_iter()
-        .filter_map(|mut d| d.remove("_id"))
-        .collect())
+) -> mongodb::error::Result<Vec<BsonDocument>> {
+    let projection = Some(doc! { "_id": 1, FENCE: 1 });
+    let filter = doc! { "$or": clauses };
+    super::read::read(model, filter, projection, fenced, session).await
 }

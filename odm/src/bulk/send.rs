@@ -49,6 +49,14 @@ pub(crate) async fn route<T: Document>(
     })
 }
 
+/// How a fenced batch is sent: its token, and whether it states
+/// `w: majority` itself ([`states_concern`](super::fence::states_concern)).
+#[derive(Clone, Copy)]
+pub(crate) struct Fence {
+    pub token: i64,
+    pub majority: bool,
+}
+
 /// Sends the statements of `steps` (`versions[i]`: the version step `i`'s
 /// `Doc` loaded) by `route`; `checks` are the filters of the `Doc`s with
 /// nothing to write, read along if the commands need a read.
@@ -58,12 +66,14 @@ pub(crate) async fn send<T: Document>(
     versions: &[Option<i64>],
     checks: Vec<BsonDocument>,
     route: Route,
+    fence: Option<Fence>,
     mut session: Option<&mut ClientSession>,
 ) -> Sent {
+    let majority = fence.is_some_and(|f| f.majority);
     let limits = match route {
         Route::Commands(limits) => limits,
         Route::BulkWrite { fallback } => {
-            let result = bulk_write(model, steps, session.as_deref_mut()).await;
+            let result = bulk_write(model, steps, majority, session.as_deref_mut()).await;
             match result {
                 Err(e) if fallback && path::too_old(&e) => match path::hello(model).await {
                     Ok(hello) => hello.limits,
@@ -79,8 +89,20 @@ pub(crate) async fn send<T: Document>(
             }
         }
     };
+    let statements = command_statements::<T>(steps, versions, fence.map(|f| f.token));
+    let fenced = fence.map(|f| f.majority);
+    commands::write(model, statements, checks, limits, fenced, session).await
+}
+
+/// The statements of `steps` for the commands, each with what its
+/// document holds if it lands (`fence`: the batch's token).
+pub(crate) fn command_statements<'s, T: Document>(
+    steps: &'s [Step],
+    versions: &[Option<i64>],
+    fence: Option<i64>,
+) -> Vec<Statement<'s>> {
     let key = T::__odm_meta().versioning.key;
-    let statements = steps
+    steps
         .iter()
         .zip(versions)
         .filter_map(|(step, version)| match step {
@@ -94,12 +116,11 @@ pub(crate) async fn send<T: Document>(
                 id,
                 filter,
                 update,
-                expect: expect(plan, *version, key),
+                expect: expect(plan, *version, key, fence),
             }),
             _ => None,
         })
-        .collect();
-    commands::write(model, statements, checks, limits, session).await
+        .collect()
 }
 
 /// The steps that send a statement.
@@ -122,8 +143,18 @@ fn unknown(steps: &[Step], e: mongodb::error::Error) -> Sent {
 async fn bulk_write<T: Document>(
     model: &Model<T>,
     steps: &[Step],
+    majority: bool,
     session: Option<&mut ClientSession>,
 ) -> mongodb::error::Result<mongodb::results::VerboseBulkWriteResult> {
+    let models = write_models(model, steps)?;
+    send_models(model, models, majority, session).await
+}
+
+/// The driver's write models of `steps`' statements, in order.
+pub(crate) fn write_models<T: Document>(
+    model: &Model<T>,
+    steps: &[Step],
+) -> mongodb::error::Result<Vec<WriteModel>> {
     let namespace = model.collection().namespace();
     let mut models: Vec<WriteModel> = Vec::with_capacity(steps.len());
     for step in statements(steps) {
@@ -147,20 +178,39 @@ async fn bulk_write<T: Document>(
             _ => unreachable!("statements only"),
         });
     }
+    Ok(models)
+}
+
+/// Sends `models` in one `bulkWrite`.
+async fn send_models<T: Document>(
+    model: &Model<T>,
+    models: Vec<WriteModel>,
+    majority: bool,
+    session: Option<&mut ClientSession>,
+) -> mongodb::error::Result<mongodb::results::VerboseBulkWriteResult> {
     let client = model.collection().client();
-    let action = client.bulk_write(models).ordered(false).verbose_results();
+    let action = client.bulk_write(models).ordered(false);
+    let action = match majority {
+        true => action.write_concern(crate::wire::fence::majority()),
+        false => action,
+    };
+    let action = action.verbose_results();
     let log = Command::new(model.name(), "bulkWrite");
     log.send(sessioned(action, session)).await
 }
 
 /// What the update of `plan` leaves in its document (loaded at
-/// `version`): the value as it will be committed, whole.
-fn expect(plan: &Plan, version: Option<i64>, key: Option<&str>) -> Expect {
-    let raw: &mongodb::bson::RawDocument = &plan.current;
+/// `version`): the value as it will be committed, whole, and the fence
+/// stored by a statement fenced with `fence`.
+fn expect<'p>(
+    plan: &'p Plan,
+    version: Option<i64>,
+    key: Option<&str>,
+    fence: Option<i64>,
+) -> Expect<'p> {
     Expect {
         bumps_from: (plan.effect.bump && key.is_some()).then(|| version.unwrap_or(0)),
-        // A value odm serialized always reads back; an empty one never
-        // matches, which leaves the Doc told a miss, in doubt.
-        whole: BsonDocument::try_from(raw).unwrap_or_default(),
+        whole: std::borrow::Cow::Borrowed(&plan.current),
+        fence,
     }
 }

@@ -1,0 +1,50 @@
+//! What a batch sends, built without a server, for the benches that weigh
+//! odm's CPU per `Doc` of a batch against one save's build. Not public
+//! API.
+
+use futures_util::FutureExt;
+
+use super::commands;
+use super::path::{BulkPath, Limits};
+use super::prepare::{prepare, Step};
+use super::send;
+use crate::model::doc::Doc;
+use crate::model::Document;
+use crate::model::Model;
+
+/// Makes every `Doc` of `docs` ready as [`Model::bulk_save`] does (hooks,
+/// validators, the plan, the filter and update of each statement) and
+/// builds what goes to the driver the way `path` says: the write models
+/// of one `bulkWrite` (`Auto`, `BulkWrite`), or the encoded `insert` /
+/// `update` commands at MongoDB's default limits (`Commands`). Sends and
+/// commits nothing; returns the number of statements, and panics if a
+/// `Doc` is refused or a hook waits on I/O.
+#[doc(hidden)]
+pub fn build<T: Document>(model: &Model<T>, docs: &mut [Doc<T>], path: BulkPath) -> usize {
+    let steps: Vec<Step> = docs
+        .iter_mut()
+        .map(|doc| {
+            prepare(doc, None, None, None)
+                .now_or_never()
+                .expect("a hook that waits on nothing")
+        })
+        .collect();
+    if let Some(Step::Done(Err(e))) = steps.iter().find(|s| matches!(s, Step::Done(Err(_)))) {
+        panic!("a Doc refused: {e}");
+    }
+    match path {
+        BulkPath::Commands => {
+            let versions: Vec<Option<i64>> = docs.iter().map(Doc::version).collect();
+            let statements = send::command_statements::<T>(&steps, &versions, None);
+            let limits = Limits {
+                max_batch: 100_000,
+                max_bson: 16 * 1024 * 1024,
+            };
+            let built = commands::build(model.name(), &statements, limits, false);
+            built.iter().map(|b| b.members.len()).sum()
+        }
+        BulkPath::Auto | BulkPath::BulkWrite => send::write_models(model, &steps)
+            .expect("odm's documents serialize")
+            .len(),
+    }
+}
