@@ -2020,6 +2020,20 @@ async fn history<S: Shape>(model: Model<S>, seed: u64) -> Result<(), Failure> {
         if rng.chance(30) {
             cx.log(format!("round {round}: one copy"));
             let mut a = load(&cx, model, &id, "A").await?;
+            if rng.chance(25) {
+                // Saved untouched first: the copy must keep what it read
+                // (the stored field order, the paths the store lacks).
+                cx.log("A: increment(), saved untouched".into());
+                a.increment();
+                cx.step += 1;
+                if let Err(e) = a.save().await {
+                    return Err(cx.fail(
+                        format!("A: untouched save failed ({})", err_kind(&e)),
+                        short(e),
+                    ));
+                }
+                check_saved(&cx, model, &id, &a, "A").await?;
+            }
             for _ in 0..1 + rng.below(2) {
                 save_single(&mut cx, &mut rng, model, &id, &mut a, "A").await?;
             }

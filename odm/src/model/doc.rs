@@ -204,14 +204,22 @@ impl<T: Document> Doc<T> {
                 ..
             } => {
                 // A key the update adds to a sub-document lands at its end
-                // on the server, wherever the value serializes it: the
-                // stored form then differs from the new snapshot.
+                // on the server, wherever the value serializes it, and keys
+                // the value now holds in another order keep their stored
+                // order: the stored form then differs from the new snapshot.
                 let base = base.or_else(|| {
-                    crate::plan::guard::rewrite::adds_keys(&snapshot, &plan.changes)
-                        .then_some(snapshot)
+                    (plan.reordered
+                        || crate::plan::guard::rewrite::adds_keys(&snapshot, &plan.changes))
+                    .then_some(snapshot)
                 });
                 (missing, base)
             }
+            // Saved untouched (`increment()`): the document as read is what
+            // the store holds, the paths it lacks included.
+            Tracked::Clean { stored, .. } => (
+                diff::missing_paths(&stored, &plan.current).unwrap_or_default(),
+                Some(crate::codec::version_key::hidden(&stored, key).into_owned()),
+            ),
             _ => (Missing::new(), None),
         };
         diff::settle_missing(&mut missing, &plan.changes);

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use mongodb::bson::Bson;
 
 use super::eq::{class, Class, Tally};
-use super::{diff_document, Change, Op};
+use super::{diff_document, Change, Op, Out};
 use crate::codec::scan::{elements, Elem};
 use crate::error::Error;
 
@@ -35,7 +35,7 @@ pub(super) fn diff_array(
     new: &[u8],
     path: String,
     positional: bool,
-    out: &mut Vec<Change>,
+    out: &mut Out,
 ) -> Result<(), Error> {
     let before = elements(old)?;
     let after = elements(new)?;
@@ -68,7 +68,7 @@ fn in_place(
     before: &[Elem<'_>],
     after: &[Elem<'_>],
     path: &str,
-    out: &mut Vec<Change>,
+    out: &mut Out,
 ) -> Result<(), Error> {
     for (i, (b, a)) in before.iter().zip(after).enumerate() {
         if b.same(a) {

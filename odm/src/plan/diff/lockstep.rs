@@ -4,7 +4,7 @@
 //! and allocating nothing. Anything else takes the general path of
 //! [`diff_document`](super::diff_document), whose result this equals.
 
-use super::{diff_value, is_awkward, join, whole, Change};
+use super::{diff_value, is_awkward, join, whole, Out};
 use crate::codec::scan::{Elem, Walk};
 use crate::error::Error;
 
@@ -27,7 +27,7 @@ pub(super) fn diff_in_step(
     new: &[u8],
     prefix: &str,
     positional: bool,
-    out: &mut Vec<Change>,
+    out: &mut Out,
 ) -> Result<bool, Error> {
     let Some((changed, pairs)) = changed_pairs(old, new) else {
         return Ok(false);

@@ -97,8 +97,44 @@ fn join(prefix: &str, key: &str) -> String {
 
 /// The changes that turn `old` into `new`, in the field order of `new`
 /// (sets), then of `old` (unsets).
+#[cfg(test)]
 pub(crate) fn diff(old: &RawDocument, new: &RawDocument) -> Result<Vec<Change>, Error> {
-    let mut out = Vec::new();
+    Ok(diff_out(old, new)?.changes)
+}
+
+/// What a diff found: the changes, and whether the server's field order
+/// will differ from `new`'s once they are applied.
+#[derive(Debug, Default)]
+pub(crate) struct Out {
+    /// The changes that turn `old` into `new` (see [`diff`]).
+    pub changes: Vec<Change>,
+    /// A sub-document of `new` holds keys it shares with `old` in another
+    /// order, or a key `old` lacks before one it has: the per-key updates
+    /// keep the stored order (and append what they add), so the stored
+    /// sub-document will not be `new`'s bytes. (The order of `new` changes
+    /// under `&mut` without a change of content: a `HashMap` that grew and
+    /// rehashed, or one built anew.) Top-level order is not tracked: no
+    /// write compares a whole document.
+    pub reordered: bool,
+}
+
+impl Out {
+    fn push(&mut self, change: Change) {
+        self.changes.push(change);
+    }
+
+    fn len(&self) -> usize {
+        self.changes.len()
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.changes.truncate(len);
+    }
+}
+
+/// [`diff`], with what it found of the field order.
+pub(crate) fn diff_out(old: &RawDocument, new: &RawDocument) -> Result<Out, Error> {
+    let mut out = Out::default();
     if old.as_bytes() != new.as_bytes() {
         diff_document(old.as_bytes(), new.as_bytes(), "", false, &mut out)?;
     }
@@ -122,7 +158,7 @@ pub(crate) fn diff_document(
     new: &[u8],
     prefix: &str,
     positional: bool,
-    out: &mut Vec<Change>,
+    out: &mut Out,
 ) -> Result<(), Error> {
     if lockstep::diff_in_step(old, new, prefix, positional, out)? {
         return Ok(());
@@ -134,8 +170,25 @@ pub(crate) fn diff_document(
     let old_keys = Keys::new(&before);
     let start = out.len();
     let mut found = vec![false; before.len()];
+    // The stored order after per-key updates: the kept keys as they were,
+    // the added ones after them.
+    let (mut last, mut added) = (None, false);
+    // Where the changes adding a key to this sub-document went in `out`.
+    let mut adds = Vec::new();
     for value in &after {
         let previous = old_keys.first(value.key);
+        if !prefix.is_empty() {
+            match previous {
+                Some(i) => {
+                    out.reordered |= added || last.is_some_and(|last| i < last);
+                    last = Some(i);
+                }
+                None => {
+                    added = true;
+                    adds.push(out.len());
+                }
+            }
+        }
         if let Some(i) = previous {
             found[i] = true;
             if before[i].same(value) {
@@ -151,6 +204,7 @@ pub(crate) fn diff_document(
             Some(i) => diff_value(&before[i], value, path, positional, out)?,
         }
     }
+    in_server_order(out, &adds, prefix);
     let mut new_keys = None;
     for (entry, found) in before.iter().zip(found) {
         if found {
@@ -176,6 +230,54 @@ pub(crate) fn diff_document(
     Ok(())
 }
 
+/// Puts the changes at `adds` (each adding a key under `prefix`) in the
+/// order the server appends the keys: MongoDB (5.0 on) applies an update's
+/// fields by name, numeric names in numeric order, the others in byte
+/// order, and a server that applies them as sent then agrees. So the
+/// stored order of the added keys does not depend on the server, and the
+/// `Doc` can follow it (see [`Out::reordered`]).
+fn in_server_order(out: &mut Out, adds: &[usize], prefix: &str) {
+    if adds.len() < 2 {
+        return;
+    }
+    let mut moved: Vec<Change> = adds
+        .iter()
+        .map(|&i| {
+            std::mem::replace(
+                &mut out.changes[i],
+                Change::new(Op::Set, String::new(), Bson::Null, false),
+            )
+        })
+        .collect();
+    let key = |c: &Change| c.path[prefix.len() + 1..].to_string();
+    moved.sort_by(|a, b| field_order(&key(a), &key(b)));
+    for (&i, change) in adds.iter().zip(moved) {
+        out.changes[i] = change;
+    }
+}
+
+/// The order in which MongoDB applies two fields of one update level:
+/// numeric names by value, other names by bytes. (Where one name is
+/// numeric and the other is not, the server's order is not documented;
+/// numeric names go first here, which keeps the order total. Should a
+/// server order them otherwise, a later rewrite of that sub-document fails
+/// with `Error::Version` until a reload: never a lost write.)
+fn field_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    match (numeric(a), numeric(b)) {
+        (true, true) => {
+            let (x, y) = (a.trim_start_matches('0'), b.trim_start_matches('0'));
+            x.len()
+                .cmp(&y.len())
+                .then_with(|| x.cmp(y))
+                .then_with(|| a.cmp(b))
+        }
+        (true, false) => std::cmp::Ordering::Less,
+        (false, true) => std::cmp::Ordering::Greater,
+        (false, false) => a.as_bytes().cmp(b.as_bytes()),
+    }
+}
+
 /// The whole document `new` set at `prefix`, in place of the changes made
 /// under it since `start`, because `key` cannot be part of a path.
 fn whole(
@@ -184,7 +286,7 @@ fn whole(
     prefix: &str,
     positional: bool,
     start: usize,
-    out: &mut Vec<Change>,
+    out: &mut Out,
 ) -> Result<(), Error> {
     if prefix.is_empty() {
         return Err(Error::from(
@@ -217,7 +319,7 @@ fn diff_value(
     after: &Elem<'_>,
     path: String,
     positional: bool,
-    out: &mut Vec<Change>,
+    out: &mut Out,
 ) -> Result<(), Error> {
     if before.is_document() && after.is_document() {
         diff_document(before.value, after.value, &path, positional, out)
@@ -231,12 +333,7 @@ fn diff_value(
     }
 }
 
-fn set(
-    out: &mut Vec<Change>,
-    path: String,
-    value: &Elem<'_>,
-    positional: bool,
-) -> Result<(), Error> {
+fn set(out: &mut Out, path: String, value: &Elem<'_>, positional: bool) -> Result<(), Error> {
     out.push(Change::new(Op::Set, path, value.decode()?, positional));
     Ok(())
 }

@@ -231,3 +231,71 @@ fn nested_array_element_is_diffed_in_place() {
         one(Op::Push, "m.1", bson!([4]), true)
     );
 }
+
+/// Whether the stored order of a sub-document will differ from `new`'s
+/// once the per-key changes of the diff are applied.
+fn reordered(old: RawDocumentBuf, new: RawDocumentBuf) -> bool {
+    super::diff_out(&old, &new).unwrap().reordered
+}
+
+#[test]
+fn a_sub_document_whose_keys_moved_is_reordered() {
+    // Same keys, another order (a HashMap that rehashed), one value changed:
+    // `$set m.a` keeps the stored order `{a, b}`.
+    assert!(reordered(
+        rawdoc! {"m": {"a": 1, "b": 2}},
+        rawdoc! {"m": {"b": 2, "a": 3}}
+    ));
+    // No value changed at all: nothing is sent, the stored order stays.
+    assert!(reordered(
+        rawdoc! {"n": 1, "m": {"a": 1, "b": 2}},
+        rawdoc! {"n": 2, "m": {"b": 2, "a": 1}}
+    ));
+    // A key added before a kept one: the server appends it.
+    assert!(reordered(
+        rawdoc! {"m": {"a": 1, "b": 2}},
+        rawdoc! {"m": {"c": 3, "a": 1, "b": 2}}
+    ));
+    // Deeper, and inside an array element.
+    assert!(reordered(
+        rawdoc! {"l": [{"x": {"a": 1, "b": 2}}]},
+        rawdoc! {"l": [{"x": {"b": 2, "a": 1, "c": 0}}]}
+    ));
+}
+
+#[test]
+fn order_kept_or_at_the_top_is_not_reordered() {
+    assert!(!reordered(
+        rawdoc! {"m": {"a": 1, "b": 2}},
+        rawdoc! {"m": {"a": 1, "b": 3, "c": 4}}
+    ));
+    assert!(!reordered(
+        rawdoc! {"m": {"a": 1, "b": 2, "c": 3}},
+        rawdoc! {"m": {"a": 1, "c": 3}}
+    ));
+    // Top-level order: no write compares the whole document.
+    assert!(!reordered(
+        rawdoc! {"a": 1, "b": 2},
+        rawdoc! {"b": 2, "a": 3}
+    ));
+    assert!(!reordered(rawdoc! {"a": 1}, rawdoc! {"a": 2}));
+}
+
+#[test]
+fn keys_added_to_a_sub_document_go_in_the_servers_order() {
+    // MongoDB (5.0 on) applies an update's fields by name, numeric names by
+    // value, and appends the keys it adds in that order: sending them so
+    // makes every server store the same order.
+    let paths: Vec<String> = diff(
+        &rawdoc! {"m": {"k": 1}, "n": 0},
+        &rawdoc! {"n": 1, "m": {"z": 1, "k": 2, "10": 1, "a": 2, "9": 1}},
+    )
+    .unwrap()
+    .into_iter()
+    .map(|c| c.path)
+    .collect();
+    assert_eq!(paths, ["n", "m.9", "m.k", "m.10", "m.a", "m.z"]);
+    assert_eq!(super::field_order("9", "10"), std::cmp::Ordering::Less);
+    assert_eq!(super::field_order("10", "a"), std::cmp::Ordering::Less);
+    assert_eq!(super::field_order("B", "a"), std::cmp::Ordering::Less);
+}

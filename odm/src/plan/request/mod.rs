@@ -31,6 +31,9 @@ pub(crate) struct Plan {
     pub stamp: Option<Stamp>,
     /// The rewrite guards of the changes (see [`guard::rewrite`](crate::plan::guard::rewrite)).
     pub rewrites: Vec<Rewrite>,
+    /// The stored field order of a sub-document will differ from
+    /// `current`'s after this save (see [`diff::Out::reordered`]).
+    pub reordered: bool,
 }
 
 impl Plan {
@@ -57,10 +60,15 @@ pub(crate) fn plan<T: Schema>(
         _ => 0,
     };
     let mut current = codec::to_raw_sized(value, capacity)?;
+    let mut reordered = false;
     let mut changes = match tracked {
         Tracked::Snapshot {
             snapshot, missing, ..
-        } => diff::fill_missing(diff::diff(snapshot, &current)?, missing, &current)?,
+        } => {
+            let out = diff::diff_out(snapshot, &current)?;
+            reordered = out.reordered;
+            diff::fill_missing(out.changes, missing, &current)?
+        }
         // Untouched since loaded or saved: nothing changed.
         Tracked::Clean { .. } | Tracked::New => Vec::new(),
         Tracked::Unserializable { error, .. } => {
@@ -81,6 +89,7 @@ pub(crate) fn plan<T: Schema>(
         effect,
         stamp,
         rewrites,
+        reordered,
     })
 }
 
