@@ -12,6 +12,7 @@ use mongodb::bson::Bson;
 
 mod app;
 mod batch;
+pub(crate) mod classify;
 mod driver;
 mod duplicate;
 mod index;
@@ -29,7 +30,8 @@ pub use index::{IndexError, IndexErrorKind};
 pub use page::{PageError, PageErrorKind};
 pub use watch::{WatchError, WatchErrorKind};
 
-pub(crate) use driver::{from_driver, may_have_applied, Cause, Described};
+pub(crate) use classify::may_have_applied;
+pub(crate) use driver::{from_driver, Cause, Described};
 pub(crate) use duplicate::complete_insert;
 pub use kinds::{DeserializeError, DuplicateKeyError, HookError, NotFoundError, ShardKeyError};
 pub use lock::{FencedError, LeaseLostError, LeaseTimeoutError};

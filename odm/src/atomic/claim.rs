@@ -140,8 +140,8 @@ awaitable! {
         let mut update = claim_update::<T>(update, now);
         let sent = match fence {
             Some(token) => {
-                crate::wire::fence::stamp(&mut update, token);
-                crate::wire::fence::filter(filter.clone(), token)
+                crate::plan::request::fence::stamp(&mut update, token);
+                crate::plan::request::fence::filter(filter.clone(), token)
             }
             None => filter.clone(),
         };

@@ -7,11 +7,11 @@ use std::hash::BuildHasher;
 use std::marker::PhantomData;
 use std::time::{Duration, Instant};
 
-use mongodb::error::{ErrorKind, TRANSIENT_TRANSACTION_ERROR, UNKNOWN_TRANSACTION_COMMIT_RESULT};
 use mongodb::options::TransactionOptions;
 use mongodb::{Client, ClientSession};
 
 use super::rollback::Rollback;
+use crate::error::classify::classify;
 use crate::error::{Error, Result};
 use crate::wire::command_log::Command;
 use crate::wire::session::awaitable;
@@ -176,20 +176,18 @@ where
                 Err(e) => e,
             };
             let in_time = started.elapsed() < MAX_RETRY_TIME;
-            if e.contains_label(UNKNOWN_TRANSACTION_COMMIT_RESULT)
-                && !is_max_time_expired(&e)
-                && in_time
-            {
+            let class = classify(&e);
+            if class.commit_unknown && !class.time_limit && in_time {
                 continue;
             }
-            if e.contains_label(UNKNOWN_TRANSACTION_COMMIT_RESULT) {
+            if class.commit_unknown {
                 // Given up on a commit that may have landed: the `Doc`s go
                 // back, but their next version-bumping save checks.
                 context.rollback_in_doubt(&checkpoint);
             } else {
                 context.rollback(&checkpoint);
             }
-            if e.contains_label(TRANSIENT_TRANSACTION_ERROR) && in_time {
+            if class.transient_transaction && in_time {
                 continue 'attempt;
             }
             return Err(Error::from(e));
@@ -199,16 +197,8 @@ where
 
 /// A transient transaction error: the whole transaction may be run again.
 fn is_transient(e: &Error) -> bool {
-    e.has_label(TRANSIENT_TRANSACTION_ERROR)
-}
-
-/// The server's MaxTimeMSExpired (code 50): retrying the commit cannot help.
-fn is_max_time_expired(e: &mongodb::error::Error) -> bool {
-    match &*e.kind {
-        ErrorKind::Command(c) => c.code == 50,
-        ErrorKind::Write(mongodb::error::WriteFailure::WriteConcernError(w)) => w.code == 50,
-        _ => false,
-    }
+    e.driver()
+        .is_some_and(|e| classify(e).transient_transaction)
 }
 
 /// A random pause before attempt `attempt + 1`: up to 5 ms doubled per

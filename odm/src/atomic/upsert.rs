@@ -159,7 +159,7 @@ impl<'a, T: Document> Upsert<'a, T> {
         }
         timestamps::stamp_update::<T>(&mut update, true, now);
         if let Some(token) = self.fence {
-            crate::wire::fence::stamp(&mut update, token);
+            crate::plan::request::fence::stamp(&mut update, token);
         }
         match T::__odm_meta().versioning.key {
             Some(key) if !update_ops::touches(&update, key) => {
@@ -208,7 +208,7 @@ async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
         ..
     } = upsert;
     let mut sent = match fence {
-        Some(token) => crate::wire::fence::filter(filter.clone(), token),
+        Some(token) => crate::plan::request::fence::filter(filter.clone(), token),
         None => filter.clone(),
     };
     if matches!(update, Sent::Pipeline(_)) {

@@ -1,7 +1,8 @@
-//! The one classification of a MongoDB driver error into an [`Error`],
-//! used by `?` on a driver call (the `From` impl) and by every operation of
-//! odm alike; the text such an error displays; and the driver error kept
-//! behind an odm error ([`Cause`]).
+//! A MongoDB driver error as an [`Error`] (through the one classifier,
+//! [`classify`](super::classify)), used by `?` on a driver call (the
+//! `From` impl) and by every operation of odm alike; the text such an
+//! error displays; and the driver error kept behind an odm error
+//! ([`Cause`]).
 //!
 //! A duplicate key (server code 11000) is [`Error::DuplicateKey`] whichever
 //! shape the driver gave it (a write error, an `insert_many` or client bulk
@@ -15,7 +16,7 @@ use std::fmt;
 
 use mongodb::error::{ErrorKind, WriteFailure};
 
-use super::duplicate;
+use super::classify::into_error;
 use super::Error;
 
 impl From<mongodb::error::Error> for Error {
@@ -24,34 +25,13 @@ impl From<mongodb::error::Error> for Error {
     /// them), else [`Error::Driver`]: the same variant odm's own operations
     /// return for the same failure.
     fn from(e: mongodb::error::Error) -> Self {
-        classify(e, None)
+        into_error(e, None)
     }
 }
 
 /// [`Error::from`], for an operation on `collection`.
 pub(crate) fn from_driver(e: mongodb::error::Error, collection: &str) -> Error {
-    classify(e, Some(collection))
-}
-
-/// Whether a write that failed with `e` may have been applied anyway. Only
-/// a refusal by the server says it was not: a write error (a duplicate key,
-/// a failed validation) or a command error not labelled retryable (with
-/// that label, an earlier attempt of a retried write may have landed). A
-/// lost connection, a timeout or a write concern error (the write was
-/// applied; its replication is unknown) leave the outcome in doubt.
-pub(crate) fn may_have_applied(e: &mongodb::error::Error) -> bool {
-    match &*e.kind {
-        ErrorKind::Write(WriteFailure::WriteError(_)) => false,
-        ErrorKind::Command(_) => e.contains_label(mongodb::error::RETRYABLE_WRITE_ERROR),
-        _ => true,
-    }
-}
-
-fn classify(e: mongodb::error::Error, collection: Option<&str>) -> Error {
-    match duplicate::from_driver(e, collection) {
-        Ok(d) => Error::DuplicateKey(Box::new(d)),
-        Err(e) => Error::Driver(e),
-    }
+    into_error(e, Some(collection))
 }
 
 /// A driver error as a sentence: what failed and the server's message,

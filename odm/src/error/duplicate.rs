@@ -20,12 +20,12 @@ use mongodb::bson::{Bson, Document as BsonDocument};
 
 use mongodb::error::{ErrorKind, WriteFailure};
 
+use super::classify::is_duplicate;
 use super::{Cause, DuplicateKeyError, Error};
 
-/// The server's duplicate-key codes: 11000, and 11001 from servers before
-/// 2.6 for an update.
-fn is_duplicate(code: i32) -> bool {
-    code == 11000 || code == 11001
+/// Whether `e` (or an error behind it) holds a duplicate key.
+pub(super) fn holds_duplicate(e: &mongodb::error::Error) -> bool {
+    find(e).is_some()
 }
 
 /// The duplicate-key error in `e`, or `e` back when it holds none.

@@ -3,10 +3,10 @@
 
 use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Bson, Document as BsonDocument};
-use mongodb::error::ErrorKind;
 use mongodb::ClientSession;
 
 use super::{IndexError, IndexErrorKind};
+use crate::error::classify::{classify, command_refusal};
 use crate::error::{from_driver, Cause, Error, Result};
 use crate::model::Document;
 use crate::model::Model;
@@ -15,9 +15,6 @@ use crate::schema::index_spec::IndexSpec;
 use crate::wire::command_log::Command;
 use crate::wire::session::awaitable;
 use crate::wire::session::send;
-
-/// The server's code for `listIndexes` on a collection that does not exist.
-const NAMESPACE_NOT_FOUND: i32 = 26;
 
 /// A pending [`Model::sync_indexes`]; `.await` it, optionally after
 /// [`session`](SyncIndexes::session).
@@ -233,7 +230,7 @@ impl<T: Document> Model<T> {
         let listed = Command::new(self.name(), "listIndexes").send(command).await;
         let cursor = match listed {
             Ok(cursor) => cursor,
-            Err(e) if command_code(&e) == Some(NAMESPACE_NOT_FOUND) => return Ok(Vec::new()),
+            Err(e) if classify(&e).namespace_not_found => return Ok(Vec::new()),
             Err(e) => return Err(from_driver(e, self.name())),
         };
         cursor
@@ -255,27 +252,20 @@ impl<T: Document> Model<T> {
         let database = self.database();
         match log.send(send(database.run_command(command), session)).await {
             Ok(_) => Ok(()),
-            Err(e) => match &*e.kind {
-                ErrorKind::Command(c) => Err(Error::Index(Box::new(IndexError {
-                    collection: self.name().to_string(),
-                    index: spec.name.to_string(),
-                    declared: spec.to_document(),
-                    kind: IndexErrorKind::Refused {
-                        code: c.code,
-                        message: c.message.clone(),
-                    },
-                    cause: Cause::new(e),
-                }))),
-                _ => Err(from_driver(e, self.name())),
+            Err(e) => match command_refusal(&e) {
+                Some((code, message)) => {
+                    let message = message.to_string();
+                    Err(Error::Index(Box::new(IndexError {
+                        collection: self.name().to_string(),
+                        index: spec.name.to_string(),
+                        declared: spec.to_document(),
+                        kind: IndexErrorKind::Refused { code, message },
+                        cause: Cause::new(e),
+                    })))
+                }
+                None => Err(from_driver(e, self.name())),
             },
         }
-    }
-}
-
-fn command_code(e: &mongodb::error::Error) -> Option<i32> {
-    match &*e.kind {
-        ErrorKind::Command(c) => Some(c.code),
-        _ => None,
     }
 }
 

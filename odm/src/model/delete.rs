@@ -2,14 +2,13 @@
 
 use mongodb::ClientSession;
 
-use crate::error::{from_driver, Result};
+use crate::error::Result;
 use crate::model::doc::Doc;
+use crate::model::execute::execute;
 use crate::model::hooks::{self, HookContext};
 use crate::model::Document;
-use crate::plan::request;
-use crate::wire::command_log::Command;
+use crate::plan::request::{self, write};
 use crate::wire::session::awaitable;
-use crate::wire::session::send;
 
 /// A pending [`Doc::delete`]; `.await` it, optionally after
 /// [`session`](Delete::session).
@@ -53,16 +52,7 @@ awaitable! {
             session = ctx.into_session();
             done.map_err(|e| hooks::named("before_delete", e))?;
         }
-        let log = Command::new(doc.model().name(), "delete").filter(&target);
-        let action = doc.model().collection().delete_one(target.clone());
-        let result = log
-            .send(send(action, session.as_deref_mut()))
-            .await
-            .map_err(|e| from_driver(e, doc.model().name()))?;
-        if result.deleted_count == 0 {
-            return Err(request::not_found(doc.model().name(), target));
-        }
-        doc.mark_deleted();
+        execute(doc, write::delete(target), session.as_deref_mut()).await?;
         if hooked {
             let mut ctx = HookContext::new(session, false, doc.model().database());
             let done = doc.__odm_after_delete(&mut ctx).await;

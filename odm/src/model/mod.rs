@@ -4,6 +4,7 @@ pub(crate) mod collections;
 pub(crate) mod delete;
 pub(crate) mod doc;
 mod document;
+mod execute;
 pub mod hooks;
 pub(crate) mod insert_id;
 pub(crate) mod query;

@@ -1,19 +1,17 @@
-//! `doc.save()`: validate, then insert, or send one `updateOne` with the
-//! minimal update and its version terms.
+//! `doc.save()`: validate, plan, then one request (an insert, or one
+//! `updateOne` with the minimal update and its version terms) built by
+//! `plan::request::write` and run by `model::execute`.
 
-use mongodb::bson::doc;
 use mongodb::ClientSession;
 
-use crate::codec;
-use crate::error::{from_driver, may_have_applied, Error, Result};
+use crate::error::{Error, Result};
 use crate::lock::Lease;
 use crate::model::doc::Doc;
+use crate::model::execute::execute;
 use crate::model::hooks::{self, HookContext};
 use crate::model::Document;
-use crate::plan::request::{self, shard, Plan};
-use crate::wire::command_log::Command;
+use crate::plan::request::{self, shard, write};
 use crate::wire::session::awaitable;
-use crate::wire::session::send;
 
 /// A pending [`Doc::save`]; `.await` it, optionally after
 /// [`session`](Save::session).
@@ -109,6 +107,9 @@ pub(crate) async fn before_write<'s, T: Document>(
     Ok(session)
 }
 
+/// A save, top-down: `before_save`, the plan (an id for a new document,
+/// the validators, the shard key rule, the server's clock), the one
+/// request it makes, sent and committed by the one executor, `after_save`.
 async fn run<T: Document>(
     doc: &mut Doc<T>,
     mut session: Option<&mut ClientSession>,
@@ -117,21 +118,26 @@ async fn run<T: Document>(
     session = before_write(doc, session).await?;
     let meta = T::__odm_meta();
     let is_new = doc.is_new();
-    if is_new {
-        let mut plan = crate::model::insert_id::plan_with_id(doc)?;
+    let mut plan = if is_new {
+        let plan = crate::model::insert_id::plan_with_id(doc)?;
         doc.validate().map_err(Error::Validation)?;
-        let database = doc.model().database();
-        crate::wire::server_clock::restamp::<T>(&mut plan, &database, doc.model().name()).await?;
-        insert(doc, plan, session.as_deref_mut(), fence).await?;
+        plan
     } else {
         doc.validate().map_err(Error::Validation)?;
-        let mut plan = doc.plan()?;
+        let plan = doc.plan()?;
         let id = doc.stored_id().expect("a stored document has an id");
         shard::check(meta.shard_key, &plan.changes, meta.collection, id)?;
-        let database = doc.model().database();
-        crate::wire::server_clock::restamp::<T>(&mut plan, &database, doc.model().name()).await?;
-        update(doc, plan, session.as_deref_mut(), fence).await?;
-    }
+        plan
+    };
+    let database = doc.model().database();
+    crate::wire::server_clock::restamp::<T>(&mut plan, &database, doc.model().name()).await?;
+    let request = match (doc.stored_id(), doc.target()) {
+        (Some(id), Some(target)) => {
+            write::update::<T>(id.clone(), target, doc.version(), plan, fence)
+        }
+        _ => write::insert::<T>(plan, fence)?,
+    };
+    execute(doc, request, session.as_deref_mut()).await?;
     if meta.hooks {
         let mut ctx = HookContext::new(session, is_new, doc.model().database());
         let value: &T = doc;
@@ -139,125 +145,4 @@ async fn run<T: Document>(
         hooked.map_err(|e| hooks::named("after_save", e))?;
     }
     Ok(())
-}
-
-/// Inserts a new document (with version 0 and the fence, if any).
-async fn insert<T: Document>(
-    doc: &mut Doc<T>,
-    plan: Plan,
-    session: Option<&mut ClientSession>,
-    fence: Option<i64>,
-) -> Result<()> {
-    let mut stored = plan.current.clone();
-    if let Some(key) = T::__odm_meta().versioning.key {
-        crate::bson_release::append(&mut stored, key, 0i32);
-    }
-    if let Some(token) = fence {
-        crate::bson_release::append(&mut stored, crate::wire::fence::FENCE, token);
-    }
-    let log = Command::new(doc.model().name(), "insert").update(stored.as_ref());
-    let fenced = fence.map(|_| crate::wire::fence::collection(doc.model().raw_collection()));
-    let action = fenced
-        .as_ref()
-        .unwrap_or(doc.model().raw_collection())
-        .insert_one(&stored);
-    log.send(send(action, session)).await.map_err(|e| {
-        let e = from_driver(e, doc.model().name());
-        crate::error::complete_insert(e, |name| T::__odm_meta().index_keys(name), &stored)
-    })?;
-    let id = codec::read_id(&plan.current)?;
-    doc.commit(id, plan, true);
-    Ok(())
-}
-
-/// Sends the `updateOne` of `plan` and judges it on the matched count.
-async fn update<T: Document>(
-    doc: &mut Doc<T>,
-    plan: Plan,
-    mut session: Option<&mut ClientSession>,
-    fence: Option<i64>,
-) -> Result<()> {
-    let id = doc.stored_id().expect("not new").clone();
-    let target = doc.target().expect("not new");
-    let (mut filter, mut update) = request::request::<T>(target.clone(), doc.version(), &plan);
-    if let Some(token) = fence {
-        filter = crate::wire::fence::filter(filter, token);
-        crate::wire::fence::stamp(&mut update, token);
-    }
-    let matched = if update.is_empty() {
-        // Nothing to write: check that the document (at this version, under
-        // optimistic_concurrency) still exists, as Mongoose does.
-        u64::from(exists(doc, filter.clone(), session).await?)
-    } else {
-        // In doubt until the server answers: a caller that stops waiting
-        // may leave the update applied.
-        let settled = std::mem::replace(&mut doc.in_doubt, true);
-        let log = Command::new(doc.model().name(), "update")
-            .filter(&filter)
-            .update(&update);
-        let fenced = fence.map(|_| crate::wire::fence::collection(doc.model().raw_collection()));
-        let action = match &fenced {
-            Some(fenced) => fenced.update_one(filter.clone(), update),
-            None => doc.model().collection().update_one(filter.clone(), update),
-        };
-        let matched = log
-            .send(send(action, session.as_deref_mut()))
-            .await
-            .map_err(|e| {
-                doc.in_doubt = settled || may_have_applied(&e);
-                from_driver(e, doc.model().name())
-            })?
-            .matched_count;
-        doc.in_doubt = settled;
-        if let (0, Some(token)) = (matched, fence) {
-            let collection = doc.model().raw_collection();
-            let refused = crate::wire::fence::refusal(
-                collection,
-                target.clone(),
-                token,
-                session.as_deref_mut(),
-            );
-            if let Some(e) = refused.await? {
-                return Err(e);
-            }
-        }
-        if matched == 0 && request::only_guarded(&plan) {
-            // Only a guard could have failed, or the document is gone:
-            // tell a stale copy from a deleted document.
-            if !exists(doc, target, session).await? {
-                return Err(request::not_found(doc.model().name(), filter));
-            }
-        }
-        matched
-    };
-    if matched == 0 {
-        return Err(request::no_match(
-            doc.model().name(),
-            id,
-            doc.version(),
-            filter,
-            &plan,
-        ));
-    }
-    doc.commit(id, plan, false);
-    Ok(())
-}
-
-/// Whether a document matches `filter`, read inside `session` if given.
-async fn exists<T: Document>(
-    doc: &Doc<T>,
-    filter: mongodb::bson::Document,
-    session: Option<&mut ClientSession>,
-) -> Result<bool> {
-    let log = Command::new(doc.model().name(), "find").filter(&filter);
-    let action = doc
-        .model()
-        .raw_collection()
-        .find_one(filter)
-        .projection(doc! { "_id": 1 });
-    Ok(log
-        .send(send(action, session))
-        .await
-        .map_err(|e| from_driver(e, doc.model().name()))?
-        .is_some())
 }

@@ -8,7 +8,8 @@
 //! - [`versioning`], [`guard`], [`paths`]: the version effect and the
 //!   filter's guards of those changes;
 //! - [`timestamps`]: the `#[odm(timestamps)]` fields;
-//! - [`request`]: the request of one save (with the shard key);
+//! - [`request`]: the request of one write as a value (`request::write`:
+//!   insert, update, check, delete), with the shard key and fence terms;
 //! - [`update_ops`]: small edits of update documents;
 //! - [`tracked`]: what a `Doc` remembers of the stored document.
 

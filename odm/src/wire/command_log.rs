@@ -30,7 +30,6 @@ use std::time::{Duration, Instant};
 
 use mongodb::bson::raw::{RawBsonRef, RawDocument};
 use mongodb::bson::{Bson, Document};
-use mongodb::error::{ErrorKind, WriteFailure};
 use tracing::Level;
 
 /// The target of the events; its `TRACE` level is also the switch of the
@@ -168,7 +167,7 @@ impl<'a> Command<'a> {
 
     fn log(&self, duration: Duration, brief: &str, error: Option<&mongodb::error::Error>) {
         let outcome = if error.is_some() { "error" } else { "ok" };
-        let code = error.and_then(code).unwrap_or(0);
+        let code = error.and_then(crate::error::classify::code).unwrap_or(0);
         tracing::debug!(
             target: TARGET,
             collection = self.collection,
@@ -259,17 +258,6 @@ impl<T> Answer for mongodb::Cursor<T> {
 impl<T> Answer for mongodb::SessionCursor<T> {
     fn brief(&self) -> String {
         "cursor".to_string()
-    }
-}
-
-/// The server's error code, when there is one.
-fn code(e: &mongodb::error::Error) -> Option<i32> {
-    match &*e.kind {
-        ErrorKind::Command(c) => Some(c.code),
-        ErrorKind::Write(WriteFailure::WriteError(w)) => Some(w.code),
-        ErrorKind::Write(WriteFailure::WriteConcernError(w)) => Some(w.code),
-        ErrorKind::InsertMany(m) => m.write_errors.as_ref()?.first().map(|w| w.code),
-        _ => None,
     }
 }
 

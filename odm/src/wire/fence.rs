@@ -1,6 +1,8 @@
 //! Fenced writes: a write made under a lease (`lock::Lease`)
 //! carries its token, and the document refuses a token smaller than one
-//! it already stored.
+//! it already stored. The filter and update terms are the request's
+//! (`plan::request::fence`); here are the collection handle a fenced write
+//! goes through and the read that reports a refusal.
 //!
 //! The filter accepts the document only if its stored fence (`__fence`)
 //! is absent or not larger than the token, and the update stores the
@@ -11,15 +13,14 @@
 //! (and `#[serde(deny_unknown_fields)]` still loads).
 
 use mongodb::bson::raw::RawDocumentBuf;
-use mongodb::bson::{doc, Bson, Document};
+use mongodb::bson::{doc, Document};
 use mongodb::options::{CollectionOptions, ReadPreference, SelectionCriteria, WriteConcern};
 use mongodb::{ClientSession, Collection};
 
+use crate::codec::version_key::FENCE;
 use crate::error::{from_driver, Error, FencedError, Result};
-use crate::plan::update_ops;
+use crate::plan::request::fence::{read, refusing};
 use crate::wire::command_log::Command;
-
-pub(crate) use crate::codec::version_key::FENCE;
 
 /// The write concern of every lease operation and fenced write: a
 /// majority of the replica set, so an acknowledged grant or fenced write
@@ -57,32 +58,6 @@ pub(crate) fn collection<T: Send + Sync>(collection: &Collection<T>) -> Collecti
         .collection_with_options(&ns.coll, options())
 }
 
-/// `filter`, also requiring the stored fence to be absent or not larger
-/// than `token`.
-pub(crate) fn filter(mut filter: Document, token: i64) -> Document {
-    let term = doc! { "$not": { "$gt": token } };
-    if filter.contains_key(FENCE) {
-        return doc! { "$and": [filter, { FENCE: term }] };
-    }
-    filter.insert(FENCE, term);
-    filter
-}
-
-/// Adds `$set: {__fence: token}` to `update`.
-pub(crate) fn stamp(update: &mut Document, token: i64) {
-    update_ops::add(update, "$set", FENCE, Bson::Int64(token));
-}
-
-/// The filter finding a document of `filter` that refuses `token`.
-fn refusing(filter: Document, token: i64) -> Document {
-    doc! { "$and": [filter, { FENCE: { "$gt": token } }] }
-}
-
-/// A stored fence as a number (an Int32, Int64 or integral double).
-fn read(stored: &Document) -> Option<i64> {
-    crate::codec::integer(stored.get(FENCE)?)
-}
-
 /// After a fenced write matched nothing: [`Error::Fenced`] when a document
 /// of `filter` holds a larger fence than `token`, else `None` (the write
 /// failed for another reason).
@@ -108,47 +83,4 @@ pub(crate) async fn refusal(
             stored: read(&stored),
         }))
     }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_filter_accepts_no_fence_or_a_smaller_one() {
-        assert_eq!(
-            filter(doc! { "_id": 1 }, 5),
-            doc! { "_id": 1, "__fence": { "$not": { "$gt": 5_i64 } } }
-        );
-        // A filter that names the fence itself keeps its own term.
-        assert_eq!(
-            filter(doc! { "__fence": 3 }, 5),
-            doc! { "$and": [{ "__fence": 3 }, { "__fence": { "$not": { "$gt": 5_i64 } } }] }
-        );
-        assert_eq!(
-            refusing(doc! { "_id": 1 }, 5),
-            doc! { "$and": [{ "_id": 1 }, { "__fence": { "$gt": 5_i64 } }] }
-        );
-    }
-
-    #[test]
-    fn the_update_stores_the_token() {
-        let mut update = doc! { "$set": { "a": 1 }, "$inc": { "__v": 1 } };
-        stamp(&mut update, 9);
-        assert_eq!(
-            update,
-            doc! { "$set": { "a": 1, "__fence": 9_i64 }, "$inc": { "__v": 1 } }
-        );
-        let mut empty = Document::new();
-        stamp(&mut empty, 2);
-        assert_eq!(empty, doc! { "$set": { "__fence": 2_i64 } });
-    }
-
-    #[test]
-    fn a_stored_fence_reads_as_a_number() {
-        assert_eq!(read(&doc! { "__fence": 4_i64 }), Some(4));
-        assert_eq!(read(&doc! { "__fence": 4 }), Some(4));
-        assert_eq!(read(&doc! { "__fence": 4.0 }), Some(4));
-        assert_eq!(read(&doc! { "x": 4 }), None);
-    }
 }

@@ -4,7 +4,9 @@
 //! No I/O here; `model::save` sends the request and commits the
 //! result into the [`Doc`](crate::Doc).
 
+pub(crate) mod fence;
 pub(crate) mod shard;
+pub(crate) mod write;
 
 use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::{Bson, Document as BsonDocument};

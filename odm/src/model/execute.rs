@@ -1,0 +1,151 @@
+//! The one step that runs a write's [`Request`]: send it (inside the
+//! session if given, through the command log), on no match run its
+//! follow-up reads and shape the error, classify a refusal through the one
+//! classifier, and on success commit what it says into the `Doc`.
+//! `save()` (insert, update, check) and `delete()` go through it.
+
+use mongodb::bson::{doc, Document as BsonDocument};
+use mongodb::ClientSession;
+
+use crate::error::{complete_insert, from_driver, may_have_applied, Result};
+use crate::model::doc::Doc;
+use crate::model::{Document, Model};
+use crate::plan::request::write::{Commit, Request, Send};
+use crate::wire::command_log::Command;
+use crate::wire::session::send;
+
+/// Runs `request` for `doc`, inside `session` if given.
+pub(crate) async fn execute<T: Document>(
+    doc: &mut Doc<T>,
+    mut request: Request,
+    mut session: Option<&mut ClientSession>,
+) -> Result<()> {
+    let fence = request.fence;
+    let matched = match &mut request.send {
+        Send::Insert(stored) => {
+            insert(doc.model(), stored, fence, session.as_deref_mut()).await?;
+            1
+        }
+        Send::Update { filter, update } => {
+            // In doubt until the server answers: a caller that stops
+            // waiting may leave the update applied.
+            let settled = std::mem::replace(&mut doc.in_doubt, true);
+            let update = std::mem::take(update);
+            let sent = update_one(doc.model(), filter, update, fence, session.as_deref_mut());
+            match sent.await {
+                Ok(matched) => {
+                    doc.in_doubt = settled;
+                    matched
+                }
+                Err(e) => {
+                    doc.in_doubt = settled || may_have_applied(&e);
+                    return Err(from_driver(e, doc.model().name()));
+                }
+            }
+        }
+        Send::Check(filter) => {
+            u64::from(exists(doc.model(), filter, session.as_deref_mut()).await?)
+        }
+        Send::Delete(filter) => delete_one(doc.model(), filter, session.as_deref_mut()).await?,
+    };
+    if matched == 0 {
+        return Err(missed(doc.model(), &request, session).await?);
+    }
+    match request.commit {
+        Commit::Saved { id, plan, inserted } => doc.commit(id, plan, inserted),
+        Commit::Deleted => doc.mark_deleted(),
+    }
+    Ok(())
+}
+
+/// The error of `request` having matched nothing, after its follow-up
+/// reads.
+async fn missed<T: Document>(
+    model: &Model<T>,
+    request: &Request,
+    mut session: Option<&mut ClientSession>,
+) -> Result<crate::Error> {
+    let follow_up = &request.follow_up;
+    if let Some((target, token)) = &follow_up.fence {
+        let collection = model.raw_collection();
+        let refused =
+            crate::wire::fence::refusal(collection, target.clone(), *token, session.as_deref_mut());
+        if let Some(e) = refused.await? {
+            return Ok(e);
+        }
+    }
+    let exists = match &follow_up.exists {
+        Some(target) => exists(model, target, session).await?,
+        None => true,
+    };
+    Ok(request.missed(model.name(), exists))
+}
+
+async fn insert<T: Document>(
+    model: &Model<T>,
+    stored: &mongodb::bson::raw::RawDocumentBuf,
+    fence: Option<i64>,
+    session: Option<&mut ClientSession>,
+) -> Result<()> {
+    let log = Command::new(model.name(), "insert").update(stored.as_ref());
+    let fenced = fence.map(|_| crate::wire::fence::collection(model.raw_collection()));
+    let action = fenced
+        .as_ref()
+        .unwrap_or(model.raw_collection())
+        .insert_one(stored);
+    log.send(send(action, session)).await.map_err(|e| {
+        let e = from_driver(e, model.name());
+        complete_insert(e, |name| T::__odm_meta().index_keys(name), stored)
+    })?;
+    Ok(())
+}
+
+async fn update_one<T: Document>(
+    model: &Model<T>,
+    filter: &BsonDocument,
+    update: BsonDocument,
+    fence: Option<i64>,
+    session: Option<&mut ClientSession>,
+) -> mongodb::error::Result<u64> {
+    let log = Command::new(model.name(), "update")
+        .filter(filter)
+        .update(&update);
+    let fenced = fence.map(|_| crate::wire::fence::collection(model.raw_collection()));
+    let action = match &fenced {
+        Some(fenced) => fenced.update_one(filter.clone(), update),
+        None => model.collection().update_one(filter.clone(), update),
+    };
+    Ok(log.send(send(action, session)).await?.matched_count)
+}
+
+async fn delete_one<T: Document>(
+    model: &Model<T>,
+    filter: &BsonDocument,
+    session: Option<&mut ClientSession>,
+) -> Result<u64> {
+    let log = Command::new(model.name(), "delete").filter(filter);
+    let action = model.collection().delete_one(filter.clone());
+    let result = log
+        .send(send(action, session))
+        .await
+        .map_err(|e| from_driver(e, model.name()))?;
+    Ok(result.deleted_count)
+}
+
+/// Whether a document matches `filter`, read inside `session` if given.
+async fn exists<T: Document>(
+    model: &Model<T>,
+    filter: &BsonDocument,
+    session: Option<&mut ClientSession>,
+) -> Result<bool> {
+    let log = Command::new(model.name(), "find").filter(filter);
+    let action = model
+        .raw_collection()
+        .find_one(filter.clone())
+        .projection(doc! { "_id": 1 });
+    Ok(log
+        .send(send(action, session))
+        .await
+        .map_err(|e| from_driver(e, model.name()))?
+        .is_some())
+}
