@@ -7,11 +7,12 @@ use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::{Bson, DateTime, Document as BsonDocument};
 use mongodb::ClientSession;
 
+use crate::codec::version_key::FENCE;
 use crate::error::{Error, Result};
 use crate::model::doc::Doc;
 use crate::model::Document;
+use crate::plan::request::fence;
 use crate::plan::request::{self, shard, Plan};
-use crate::wire::fence::{self, FENCE};
 
 /// One `Doc`, ready.
 pub(crate) enum Step {

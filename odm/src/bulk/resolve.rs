@@ -25,7 +25,7 @@ use std::borrow::Cow;
 use mongodb::bson::raw::RawDocument;
 use mongodb::bson::{Bson, Document};
 
-use crate::wire::fence::FENCE;
+use crate::codec::version_key::FENCE;
 
 /// What one update statement leaves in its document if it lands.
 #[derive(Debug, Clone)]

@@ -16,13 +16,13 @@ use super::path::BulkPath;
 use super::prepare::{prepare, Step};
 use super::refuse;
 use super::send::{self, Fence};
+use crate::codec::version_key::FENCE;
 use crate::error::{complete_insert, from_driver, may_have_applied, Error, Result};
 use crate::model::doc::Doc;
 use crate::model::hooks::{self, HookContext};
 use crate::model::Document;
 use crate::model::Model;
 use crate::plan::request::{self, Plan};
-use crate::wire::fence::FENCE;
 
 /// A `Doc` whose outcome one read after the write settles.
 struct Pending {
