@@ -8,11 +8,12 @@ mod common;
 
 use std::time::Duration;
 
+use common::leases::{stale_and_next, LONG};
 use common::monitor::Sent;
 use common::Monitored;
 use mongodb::bson::{Bson, Document as BsonDocument};
 use odm::__private::BulkPath;
-use odm::lock::{Lease, Leases};
+use odm::lock::Leases;
 use odm::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -35,16 +36,6 @@ fn report(id: i64) -> Report {
         total: 0,
         tokens: vec![],
     }
-}
-
-const LONG: Duration = Duration::from_secs(30);
-
-/// A stale holder (its lease expired) and the next holder.
-async fn stale_and_next(leases: &Leases, key: &str) -> (Lease, Lease) {
-    let stale = leases.acquire(key, Duration::from_millis(1)).await.unwrap();
-    let next = leases.acquire(key, LONG).await.unwrap();
-    assert!(next.token() > stale.token());
-    (stale, next)
 }
 
 async fn create(reports: &Model<Report>, ids: std::ops::Range<i64>) {

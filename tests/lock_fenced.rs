@@ -2,12 +2,13 @@
 //! overwrite the next holder's work; its late write changes nothing and
 //! fails with `Error::Fenced`.
 
-use std::time::Duration;
+mod common;
 
+use common::leases::{stale_and_next, LONG};
 use mongodb::bson::{doc, Document as BsonDocument};
 use mongodb::options::IndexOptions;
 use mongodb::IndexModel;
-use odm::lock::{Lease, Leases};
+use odm::lock::Leases;
 use odm::prelude::*;
 use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
@@ -22,16 +23,6 @@ struct Report {
     name: String,
     total: i64,
     state: String,
-}
-
-const LONG: Duration = Duration::from_secs(30);
-
-/// A stale holder (its lease expired) and the next holder, with a larger token.
-async fn stale_and_next(leases: &Leases, key: &str) -> (Lease, Lease) {
-    let stale = leases.acquire(key, Duration::from_millis(1)).await.unwrap();
-    let next = leases.acquire(key, LONG).await.unwrap();
-    assert!(next.token() > stale.token());
-    (stale, next)
 }
 
 async fn stored(reports: &Model<Report>, id: i64) -> BsonDocument {

@@ -5,6 +5,7 @@ pub mod bson;
 pub mod bulk_paths;
 pub mod faults;
 mod guard;
+pub mod leases;
 pub mod monitor;
 pub mod race;
 pub mod values;
