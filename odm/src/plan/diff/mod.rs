@@ -172,7 +172,7 @@ pub(crate) fn diff_document(
     let mut found = vec![false; before.len()];
     // The stored order after per-key updates: the kept keys as they were,
     // the added ones after them.
-    let (mut last, mut added) = (None, false);
+    let mut last = None;
     // Where the changes adding a key to this sub-document went in `out`.
     let mut adds = Vec::new();
     for value in &after {
@@ -180,13 +180,10 @@ pub(crate) fn diff_document(
         if !prefix.is_empty() {
             match previous {
                 Some(i) => {
-                    out.reordered |= added || last.is_some_and(|last| i < last);
+                    out.reordered |= !adds.is_empty() || last.is_some_and(|last| i < last);
                     last = Some(i);
                 }
-                None => {
-                    added = true;
-                    adds.push(out.len());
-                }
+                None => adds.push(out.len()),
             }
         }
         if let Some(i) = previous {
@@ -249,11 +246,15 @@ fn in_server_order(out: &mut Out, adds: &[usize], prefix: &str) {
             )
         })
         .collect();
-    let key = |c: &Change| c.path[prefix.len() + 1..].to_string();
-    moved.sort_by(|a, b| field_order(&key(a), &key(b)));
+    moved.sort_by(|a, b| field_order(added_key(a, prefix), added_key(b, prefix)));
     for (&i, change) in adds.iter().zip(moved) {
         out.changes[i] = change;
     }
+}
+
+/// The key a change adds under `prefix` (its path is `prefix.key`).
+fn added_key<'c>(change: &'c Change, prefix: &str) -> &'c str {
+    &change.path[prefix.len() + 1..]
 }
 
 /// The order in which MongoDB applies two fields of one update level:
