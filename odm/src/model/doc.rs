@@ -218,7 +218,7 @@ impl<T: Document> Doc<T> {
             // the store holds, the paths it lacks included.
             Tracked::Clean { stored, .. } => (
                 diff::missing_paths(&stored, &plan.current).unwrap_or_default(),
-                Some(crate::codec::version_key::hidden(&stored, key).into_owned()),
+                base_of(&stored, key, &plan.current),
             ),
             _ => (Missing::new(), None),
         };
