@@ -4,6 +4,11 @@
 //! - `S save_build_scalar`: one loaded S document (`benches/SHAPES.md`),
 //!   `counter` set, `doc.validate()`, `doc.changes()` (the `(filter,
 //!   update)` a save sends), as the `shapes` bench's row of that name.
+//! - `S save_build_whole`: the same document, `counter` set, and all a
+//!   `save()` of it does before the driver sends
+//!   (`odm::__private::save_build`): the deleted check and `before_save`,
+//!   validators, the plan, the shard key rule, the request built by the
+//!   one request builder, and the filter copy the update sends.
 //! - `S bulk_build_bulkwrite`: 1,000 loaded S documents (`ODM_BULK_BUILD_DOCS`),
 //!   `counter` set on each, then what `bulk_save` does before sending them
 //!   by `bulkWrite`: each `Doc` made ready (hooks, validators, the plan, its
@@ -14,7 +19,8 @@
 //!
 //! Neither side commits (a landed write's commit costs both the same).
 //! `cargo bench --bench bulk_cpu` prints one `BULK_CPU ROW NS_PER_DOC` line
-//! per row and `BULK_CPU ratio_* X` lines (bulk per `Doc` / one save);
+//! per row and `BULK_CPU ratio_* X` lines (bulk per `Doc` / one save's build, and / one
+//! whole save);
 //! `ODM_BENCH_QUICK=1` runs each row a few ops, with every check. The
 //! figure is the median CPU time of the bench thread per op (the `shapes`
 //! harness), divided by the `Doc`s of the op.
@@ -26,7 +32,7 @@ use std::hint::black_box;
 use common::apply::check_save;
 use common::harness::{measure, Plan, Row};
 use common::{small, stored, Rng, Small};
-use odm::__private::{bulk_build, BulkPath};
+use odm::__private::{bulk_build, save_build, BulkPath};
 use odm::prelude::*;
 
 fn counter_value(i: u64) -> i32 {
@@ -72,6 +78,10 @@ fn main() {
             doc.validate().unwrap();
             black_box(doc.changes().unwrap());
         });
+        measure(&plan, &mut out, "S", "save_build_whole", |i| {
+            doc.counter = counter_value(i);
+            black_box(save_build(black_box(&mut doc)));
+        });
         rows.extend(out.drain(..).map(|r| (r, 1)));
 
         // A batch, both ways.
@@ -112,10 +122,16 @@ fn main() {
         for (r, n) in &rows {
             println!("BULK_CPU {} {:.0}", r.row, r.ns() / *n as f64);
         }
-        if let Some(save) = per_doc("save_build_scalar") {
+        for (save_row, name) in [
+            ("save_build_scalar", "save"),
+            ("save_build_whole", "whole_save"),
+        ] {
+            let Some(save) = per_doc(save_row) else {
+                continue;
+            };
             for row in ["bulk_build_bulkwrite", "bulk_build_commands"] {
                 if let Some(bulk) = per_doc(row) {
-                    println!("BULK_CPU ratio_{row}_vs_save {:.2}", bulk / save);
+                    println!("BULK_CPU ratio_{row}_vs_{name} {:.2}", bulk / save);
                 }
             }
         }

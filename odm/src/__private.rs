@@ -6,6 +6,7 @@ pub use crate::codec::array::assert_array;
 pub use crate::error::{Result, ValidationError, ValidationErrors};
 pub use crate::model::hooks::{HookContext, Hooks};
 pub use crate::model::insert_id::set_id;
+pub use crate::model::save_build;
 pub use crate::model::Document;
 pub use crate::plan::timestamps::TimestampField;
 pub use crate::schema::index_kinds::{Collation, Key as IndexKey, TextOptions};

@@ -20,7 +20,9 @@ pub(crate) enum Step {
     Done(Result<()>),
     /// A new document: `stored` is what is inserted (with version 0).
     Insert { plan: Plan, stored: RawDocumentBuf },
-    /// A stored document with something to write.
+    /// A stored document with something to write. On the `bulkWrite`
+    /// path `filter` and `update` move into the driver's write model (the
+    /// step then holds empty ones).
     Update {
         plan: Plan,
         id: Bson,
@@ -46,23 +48,22 @@ pub(crate) async fn prepare<T: Document>(
     at: Option<DateTime>,
     fence: Option<i64>,
 ) -> Step {
-    match ready(doc, session, at, fence).await {
+    if let Err(e) = crate::model::save::before_write(doc, session).await {
+        return Step::Done(Err(e));
+    }
+    // The rest waits on nothing: a plain function, so the future holds
+    // only the hook's state, not the plan and statement being built.
+    match ready(doc, at, fence) {
         Ok(step) => step,
         Err(e) => Step::Done(Err(e)),
     }
 }
 
-async fn ready<T: Document>(
-    doc: &mut Doc<T>,
-    session: Option<&mut ClientSession>,
-    at: Option<DateTime>,
-    fence: Option<i64>,
-) -> Result<Step> {
+fn ready<T: Document>(doc: &mut Doc<T>, at: Option<DateTime>, fence: Option<i64>) -> Result<Step> {
     let restamp = |plan: &mut Plan| match at {
         Some(at) => crate::plan::timestamps::restamp::<T>(plan, at),
         None => Ok(()),
     };
-    crate::model::save::before_write(doc, session).await?;
     let meta = T::__odm_meta();
     if doc.is_new() {
         let mut plan = crate::model::insert_id::plan_with_id(doc)?;
@@ -85,12 +86,7 @@ async fn ready<T: Document>(
         .expect("a stored document has an id")
         .clone();
     shard::check(meta.shard_key, &plan.changes, meta.collection, &id)?;
-    let target = doc.target().expect("a stored document has a target");
-    let (mut filter, mut update) = request::request::<T>(target, doc.version(), &plan);
-    if let Some(token) = fence {
-        filter = fence::filter(filter, token);
-        fence::stamp(&mut update, token);
-    }
+    let (filter, update) = statement(doc, &plan, fence);
     Ok(if update.is_empty() {
         Step::Check { plan, id, filter }
     } else {
@@ -101,4 +97,52 @@ async fn ready<T: Document>(
             update,
         }
     })
+}
+
+/// The filter and update of the save of the stored `doc` planned as
+/// `plan`, fenced with `fence`: built by `prepare`, and built again where
+/// the ones it built went into a write model the driver did not send, or
+/// a miss's error names the filter.
+pub(crate) fn statement<T: Document>(
+    doc: &Doc<T>,
+    plan: &Plan,
+    fence: Option<i64>,
+) -> (BsonDocument, BsonDocument) {
+    let target = doc.target().expect("a stored document has a target");
+    let (mut filter, mut update) = request::request::<T>(target, doc.version(), plan);
+    if let Some(token) = fence {
+        filter = fence::filter(filter, token);
+        fence::stamp(&mut update, token);
+    }
+    (filter, update)
+}
+
+/// Builds again the filter and update of each update step of `steps`
+/// (step `i` is `docs[i]`'s) that went into a write model.
+pub(crate) fn refill<T: Document>(docs: &[Doc<T>], steps: &mut [Step], fence: Option<i64>) {
+    for (doc, step) in docs.iter().zip(steps) {
+        if let Step::Update {
+            plan,
+            filter,
+            update,
+            ..
+        } = step
+        {
+            (*filter, *update) = statement(doc, plan, fence);
+        }
+    }
+}
+
+/// The filter an update step was sent with: `filter` if the step still
+/// holds it, else built again (it went into a write model).
+pub(crate) fn sent_filter<T: Document>(
+    doc: &Doc<T>,
+    plan: &Plan,
+    filter: BsonDocument,
+    fence: Option<i64>,
+) -> BsonDocument {
+    match filter.is_empty() {
+        true => statement(doc, plan, fence).0,
+        false => filter,
+    }
 }

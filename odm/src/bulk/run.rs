@@ -13,7 +13,7 @@ use mongodb::ClientSession;
 use super::answer::Answer;
 use super::commands::Sent;
 use super::path::BulkPath;
-use super::prepare::{prepare, Step};
+use super::prepare::{self, prepare, Step};
 use super::refuse;
 use super::send::{self, Fence};
 use crate::codec::version_key::FENCE;
@@ -78,18 +78,13 @@ pub(crate) async fn run<T: Document>(
     let mut count = 0;
     let mut at = vec![usize::MAX; docs.len()];
     let mut settled = vec![false; docs.len()];
-    let mut checks = Vec::new();
     for (i, step) in steps.iter().enumerate() {
         match step {
             Step::Insert { .. } => {}
             // In doubt until the server answers: a caller that stops
             // waiting may leave the update applied.
             Step::Update { .. } => settled[i] = std::mem::replace(&mut docs[i].in_doubt, true),
-            Step::Check { filter, .. } => {
-                checks.push(filter.clone());
-                continue;
-            }
-            Step::Done(_) => continue,
+            Step::Check { .. } | Step::Done(_) => continue,
         }
         at[i] = count;
         count += 1;
@@ -101,13 +96,15 @@ pub(crate) async fn run<T: Document>(
         }
     } else {
         let versions: Vec<Option<i64>> = docs.iter().map(Doc::version).collect();
+        let token = fence.map(|f| f.token);
+        let refill = |steps: &mut [Step]| prepare::refill(docs, steps, token);
         send::send(
             model,
-            &steps,
+            &mut steps,
             &versions,
-            checks,
             route,
             fence,
+            refill,
             session.as_deref_mut(),
         )
         .await
@@ -162,6 +159,8 @@ pub(crate) async fn run<T: Document>(
                     // Unheld: it may have landed and been overwritten since,
                     // so it is not told a fence refusal (nothing changed).
                     let unheld = matches!(missed, Answer::Unheld);
+                    let token = fence.map(|f| f.token);
+                    let filter = prepare::sent_filter(doc, &plan, filter, token);
                     doc.in_doubt = settled[i] || unheld;
                     let fenced = fence.filter(|_| !unheld).map(|f| f.token);
                     if request::only_guarded(&plan) || fenced.is_some() {

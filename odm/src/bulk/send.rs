@@ -58,15 +58,19 @@ pub(crate) struct Fence {
 }
 
 /// Sends the statements of `steps` (`versions[i]`: the version step `i`'s
-/// `Doc` loaded) by `route`; `checks` are the filters of the `Doc`s with
-/// nothing to write, read along if the commands need a read.
+/// `Doc` loaded) by `route`; the filters of the `Doc`s with nothing to
+/// write are read along if the commands need a read. The `bulkWrite`
+/// moves each update's filter and update into its write model; when the
+/// driver then finds the server too old for it, `refill` builds them
+/// again before the commands are sent.
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn send<T: Document>(
     model: &Model<T>,
-    steps: &[Step],
+    steps: &mut [Step],
     versions: &[Option<i64>],
-    checks: Vec<BsonDocument>,
     route: Route,
     fence: Option<Fence>,
+    refill: impl FnOnce(&mut [Step]),
     mut session: Option<&mut ClientSession>,
 ) -> Sent {
     let majority = fence.is_some_and(|f| f.majority);
@@ -76,7 +80,10 @@ pub(crate) async fn send<T: Document>(
             let result = bulk_write(model, steps, majority, session.as_deref_mut()).await;
             match result {
                 Err(e) if fallback && path::too_old(&e) => match path::hello(model).await {
-                    Ok(hello) => hello.limits,
+                    Ok(hello) => {
+                        refill(steps);
+                        hello.limits
+                    }
                     Err(e) => return unknown(steps, e),
                 },
                 result => {
@@ -89,6 +96,13 @@ pub(crate) async fn send<T: Document>(
             }
         }
     };
+    let checks = steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Check { filter, .. } => Some(filter.clone()),
+            _ => None,
+        })
+        .collect();
     let statements = command_statements::<T>(steps, versions, fence.map(|f| f.token));
     let fenced = fence.map(|f| f.majority);
     commands::write(model, statements, checks, limits, fenced, session).await
@@ -142,7 +156,7 @@ fn unknown(steps: &[Step], e: mongodb::error::Error) -> Sent {
 /// server's limits).
 async fn bulk_write<T: Document>(
     model: &Model<T>,
-    steps: &[Step],
+    steps: &mut [Step],
     majority: bool,
     session: Option<&mut ClientSession>,
 ) -> mongodb::error::Result<mongodb::results::VerboseBulkWriteResult> {
@@ -150,14 +164,17 @@ async fn bulk_write<T: Document>(
     send_models(model, models, majority, session).await
 }
 
-/// The driver's write models of `steps`' statements, in order.
+/// The driver's write models of `steps`' statements, in order, each
+/// update's filter and update moved into its model (the step keeps empty
+/// ones: [`statement`](super::prepare::statement) builds them again where
+/// needed).
 pub(crate) fn write_models<T: Document>(
     model: &Model<T>,
-    steps: &[Step],
+    steps: &mut [Step],
 ) -> mongodb::error::Result<Vec<WriteModel>> {
     let namespace = model.collection().namespace();
     let mut models: Vec<WriteModel> = Vec::with_capacity(steps.len());
-    for step in statements(steps) {
+    for step in steps.iter_mut() {
         models.push(match step {
             Step::Insert { stored, .. } => {
                 let raw: &mongodb::bson::RawDocument = stored;
@@ -171,11 +188,11 @@ pub(crate) fn write_models<T: Document>(
             }
             Step::Update { filter, update, .. } => UpdateOneModel::builder()
                 .namespace(namespace.clone())
-                .filter(filter.clone())
-                .update(update.clone())
+                .filter(std::mem::take(filter))
+                .update(std::mem::take(update))
                 .build()
                 .into(),
-            _ => unreachable!("statements only"),
+            Step::Check { .. } | Step::Done(_) => continue,
         });
     }
     Ok(models)

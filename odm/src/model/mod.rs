@@ -11,6 +11,8 @@ pub(crate) mod query;
 pub(crate) mod read_options;
 pub(crate) mod reload;
 pub(crate) mod save;
+mod save_build;
+pub use save_build::save_build;
 pub(crate) mod stream;
 
 pub use document::Document;
