@@ -172,6 +172,13 @@ pub(crate) async fn write<T: Document>(
     }
 }
 
+/// One statement of the `update` command, as encoded.
+#[derive(serde::Serialize)]
+struct Encoded<'s> {
+    q: &'s BsonDocument,
+    u: &'s BsonDocument,
+}
+
 /// One command of a batch, built: its name, the indices (into the batch)
 /// of the statements it carries, and the command document.
 pub(crate) struct Built {
@@ -195,16 +202,17 @@ pub(crate) fn build(
         match s {
             Statement::Insert(raw) => inserts.push((i, RawBson::Document((*raw).clone()))),
             Statement::Update { filter, update, .. } => {
-                let mut one = RawDocumentBuf::new();
-                // odm's serializer: the bytes `bson` writes, faster.
-                let q = crate::codec::to_raw_sized(*filter, 0);
-                let u = crate::codec::to_raw_sized(*update, 0);
-                // Documents odm built always serialize; if one does not,
-                // the server refuses the empty statement.
-                if let (Ok(q), Ok(u)) = (q, u) {
-                    crate::bson_release::append(&mut one, "q", q);
-                    crate::bson_release::append(&mut one, "u", u);
-                }
+                // `{q, u}` in one pass of odm's serializer (the bytes
+                // `bson` writes). Documents odm built always serialize; if
+                // one does not, the server refuses the empty statement.
+                let one = crate::codec::to_raw_sized(
+                    &Encoded {
+                        q: filter,
+                        u: update,
+                    },
+                    128,
+                )
+                .unwrap_or_default();
                 updates.push((i, RawBson::Document(one)));
             }
         }
@@ -334,6 +342,31 @@ pub(crate) fn split(sizes: &[usize], limits: Limits) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_statement_is_encoded_as_bson_encodes_it() {
+        let filter = doc! {
+            "_id": mongodb::bson::oid::ObjectId::new(),
+            "__v": 3_i64,
+            "tags": { "$size": 2 },
+        };
+        let update = doc! {
+            "$set": { "at": mongodb::bson::DateTime::from_millis(5), "x": 1.5, "s": "é" },
+            "$push": { "tags": { "$each": ["a", null] } },
+            "$inc": { "__v": 1 },
+        };
+        let mut expected = RawDocumentBuf::new();
+        let q = RawDocumentBuf::try_from(&filter).unwrap();
+        let u = RawDocumentBuf::try_from(&update).unwrap();
+        crate::bson_release::append(&mut expected, "q", q);
+        crate::bson_release::append(&mut expected, "u", u);
+        let encoded = Encoded {
+            q: &filter,
+            u: &update,
+        };
+        let one = crate::codec::to_raw_sized(&encoded, 128).unwrap();
+        assert_eq!(one.as_bytes(), expected.as_bytes());
+    }
 
     #[test]
     fn batches_split_at_the_count_and_the_size() {
