@@ -27,41 +27,27 @@ impl Array<'_> {
     }
 }
 
-impl ser::SerializeSeq for Array<'_> {
-    type Ok = ();
-    type Error = GiveUp;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.element(value)
-    }
-    fn end(self) -> Result<()> {
-        self.w.close(self.start);
-        Ok(())
-    }
+/// serde's three sequences (a `Vec`, a tuple, a tuple struct) are one
+/// array, each element written by [`Array::element`].
+macro_rules! array {
+    ($trait:ident, $element:ident) => {
+        impl ser::$trait for Array<'_> {
+            type Ok = ();
+            type Error = GiveUp;
+            fn $element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+                self.element(value)
+            }
+            fn end(self) -> Result<()> {
+                self.w.close(self.start);
+                Ok(())
+            }
+        }
+    };
 }
 
-impl ser::SerializeTuple for Array<'_> {
-    type Ok = ();
-    type Error = GiveUp;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.element(value)
-    }
-    fn end(self) -> Result<()> {
-        self.w.close(self.start);
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleStruct for Array<'_> {
-    type Ok = ();
-    type Error = GiveUp;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.element(value)
-    }
-    fn end(self) -> Result<()> {
-        self.w.close(self.start);
-        Ok(())
-    }
-}
+array!(SerializeSeq, serialize_element);
+array!(SerializeTuple, serialize_element);
+array!(SerializeTupleStruct, serialize_field);
 
 /// A document (map or struct) being written.
 pub(super) struct Doc<'a> {
