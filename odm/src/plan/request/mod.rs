@@ -5,7 +5,9 @@
 //! result into the [`Doc`](crate::Doc).
 
 pub(crate) mod fence;
+pub(crate) mod find_modify;
 pub(crate) mod shard;
+pub(crate) mod upsert_pipeline;
 pub(crate) mod write;
 
 use mongodb::bson::raw::RawDocumentBuf;
