@@ -6,6 +6,7 @@
 
 pub(crate) mod fence;
 pub(crate) mod find_modify;
+pub(crate) mod retry;
 pub(crate) mod shard;
 pub(crate) mod upsert_pipeline;
 pub(crate) mod write;
