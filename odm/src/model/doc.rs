@@ -51,7 +51,7 @@ impl<T: Document> Doc<T> {
         Doc {
             value,
             tracked: Tracked::New,
-            shard: BsonDocument::new(),
+            shard: crate::codec::new_document::new_document(),
             version: None,
             increment: false,
             in_doubt: false,
@@ -61,9 +61,21 @@ impl<T: Document> Doc<T> {
     }
 
     pub(crate) fn loaded(model: Model<T>, loaded: Loaded<T>) -> Result<Self> {
-        let mut doc = Doc::new(model, loaded.value);
-        doc.track(loaded.id, loaded.stored, loaded.version)?;
-        Ok(doc)
+        // Built whole, not as a new `Doc` then tracked: a load is hot, and
+        // the shard key's document is then made once.
+        Ok(Doc {
+            shard: shard::values(T::__odm_meta().shard_key, &loaded.stored)?,
+            value: loaded.value,
+            tracked: Tracked::Clean {
+                id: loaded.id,
+                stored: loaded.stored,
+            },
+            version: loaded.version,
+            increment: false,
+            in_doubt: false,
+            deleted: false,
+            model,
+        })
     }
 
     /// Tracks `stored` (just read) as the state the value is compared with.
