@@ -18,18 +18,23 @@ trap 'rm -rf "$out"' EXIT
   node shapes.mjs "${shapes[@]}") | tee "$out/mongoose"
 for shape in "${shapes[@]}"; do
   (cd "$here/../.." && cargo bench --bench shapes -- "$shape" 2>/dev/null) |
-    grep -E "^$shape (load|save_build_scalar) " | tee -a "$out/odm"
+    grep -E "^$shape (load|save_build_scalar|cycle) " | tee -a "$out/odm"
 done
 
 echo
-echo "| shape | Mongoose load (decode + hydrate) | odm load | x | Mongoose save() CPU | odm save_build scalar | x |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
+echo "| shape | Mongoose load (decode + hydrate) | odm load | x | Mongoose save() CPU | odm save_build scalar | x | Mongoose cycle | odm cycle | x |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for shape in "${shapes[@]}"; do
   m_load=$(awk -v s="$shape" '$2 == s && $3 == "load" { print $4 }' "$out/mongoose")
   m_save=$(awk -v s="$shape" '$2 == s && $3 == "save" { print $4 }' "$out/mongoose")
   o_load=$(awk -v s="$shape" '$1 == s && $2 == "load" { print $3 }' "$out/odm")
   o_save=$(awk -v s="$shape" '$1 == s && $2 == "save_build_scalar" { print $3 }' "$out/odm")
+  m_cycle=$(awk -v s="$shape" '$2 == s && $3 == "cycle" { print $4 }' "$out/mongoose")
+  o_cycle=$(awk -v s="$shape" '$1 == s && $2 == "cycle" { print $3 }' "$out/odm")
   awk -v s="$shape" -v ml="$m_load" -v ol="$o_load" -v ms="$m_save" -v os="$o_save" \
-    'BEGIN { printf "| %s | %d | %d | %.1fx | %d | %d | %.1fx |\n", s, ml, ol, ml / ol, ms, os, ms / os }'
-  echo "COMPARE $shape load $(awk -v a="$m_load" -v b="$o_load" 'BEGIN { printf "%.1f", a / b }')x save $(awk -v a="$m_save" -v b="$o_save" 'BEGIN { printf "%.1f", a / b }')x"
+    -v mc="$m_cycle" -v oc="$o_cycle" \
+    'BEGIN { printf "| %s | %d | %d | %.1fx | %d | %d | %.1fx | %d | %d | %.1fx |\n", s, ml, ol, ml / ol, ms, os, ms / os, mc, oc, mc / oc }'
+  awk -v s="$shape" -v ml="$m_load" -v ol="$o_load" -v ms="$m_save" -v os="$o_save" \
+    -v mc="$m_cycle" -v oc="$o_cycle" \
+    'BEGIN { printf "COMPARE %s load %.1fx save %.1fx cycle %.1fx\n", s, ml / ol, ms / os, mc / oc }'
 done

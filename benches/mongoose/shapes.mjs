@@ -7,7 +7,9 @@
 // - save: set `counter`, then `await doc.save()` with the collection's
 //   `updateOne` answering at once (validation, hooks, delta, version,
 //   reset: what a user pays per save besides the round trip), the figure
-//   odm's `save_build scalar` row is compared with.
+//   odm's `save_build scalar` row is compared with;
+// - cycle: load, set `counter`, save(): one load-change-save, compared with
+//   odm's `cycle` row.
 //
 // `node shapes.mjs [S] [M] [L]` prints `MONGOOSE SHAPE ROW NS` lines: the
 // median over runs (ODM_BENCH_RUNS, default 5) of >= ODM_BENCH_SECS (default
@@ -117,6 +119,12 @@ for (const name of wanted) {
     await doc.save();
   });
   if (doc.__v < 1000) throw new Error('the saves sent no version increment');
+  rows.cycle = await measure(async () => {
+    const loaded = model.hydrate(BSON.deserialize(bytes));
+    counter = (counter % 1000000) + 1;
+    loaded.counter = counter;
+    await loaded.save();
+  });
   console.error(`shape ${name}: ${bytes.length} bytes of BSON`);
   for (const [row, ns] of Object.entries(rows)) {
     console.log(`MONGOOSE ${name} ${row} ${Math.round(ns)}`);

@@ -7,7 +7,7 @@ use std::ops::{Deref, DerefMut};
 use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::{Bson, Document as BsonDocument};
 
-use crate::codec::{self, Loaded};
+use crate::codec::{self, version_key, Loaded};
 use crate::error::Result;
 use crate::model::Document;
 use crate::model::Model;
@@ -286,13 +286,21 @@ impl<T: Document> DerefMut for Doc<T> {
     fn deref_mut(&mut self) -> &mut T {
         if let Tracked::Clean { id, stored } = &self.tracked {
             let id = id.clone();
-            let snapshot = codec::to_raw_sized(&self.value, stored.as_bytes().len())
-                .and_then(|snapshot| Ok((diff::missing_paths(stored, &snapshot)?, snapshot)));
             let key = T::__odm_meta().versioning.key;
+            let snapshot =
+                codec::to_raw_sized(&self.value, stored.as_bytes().len()).and_then(|snapshot| {
+                    // Usually the value serializes as stored: then no path
+                    // is missing and the stored form is the snapshot.
+                    if version_key::hides_to(stored, key, &snapshot) {
+                        return Ok((Missing::new(), None, snapshot));
+                    }
+                    let missing = diff::missing_paths(stored, &snapshot)?;
+                    Ok((missing, base_of(stored, key, &snapshot), snapshot))
+                });
             self.tracked = match snapshot {
-                Ok((missing, snapshot)) => Tracked::Snapshot {
+                Ok((missing, base, snapshot)) => Tracked::Snapshot {
                     id,
-                    base: base_of(stored, key, &snapshot),
+                    base,
                     snapshot,
                     missing,
                 },
