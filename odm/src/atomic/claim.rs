@@ -1,18 +1,16 @@
 //! `Model::claim`: one atomic conditional update that only one caller wins.
 
-use mongodb::action::Action;
-use mongodb::bson::{Bson, DateTime, Document as BsonDocument};
-use mongodb::options::ReturnDocument;
+use mongodb::bson::Document as BsonDocument;
 use mongodb::ClientSession;
 
-use crate::error::{from_driver, Result};
+use crate::error::Result;
 use crate::lock::Lease;
 use crate::model::doc::Doc;
+use crate::model::execute_atomic::execute_atomic;
 use crate::model::Document;
 use crate::model::Model;
-use crate::plan::timestamps;
-use crate::plan::update_ops;
-use crate::wire::command_log::Command;
+use crate::plan::request::find_modify;
+use crate::wire::server_clock;
 use crate::wire::session::awaitable;
 
 /// A pending [`Model::claim`]; optionally [`sort`](Claim::sort) and
@@ -112,17 +110,6 @@ impl<'a, T: Document> Claim<'a, T> {
     }
 }
 
-/// `update` plus the version bump and the `updated_at` stamp.
-pub(crate) fn claim_update<T: Document>(mut update: BsonDocument, now: DateTime) -> BsonDocument {
-    timestamps::stamp_update::<T>(&mut update, false, now);
-    if let Some(key) = T::__odm_meta().versioning.key {
-        if !update_ops::touches(&update, key) {
-            update_ops::add(&mut update, "$inc", key, Bson::Int32(1));
-        }
-    }
-    update
-}
-
 awaitable! {
     impl['a, T: Document] Claim<'a, T> => Result<Option<Doc<T>>>;
     /// Runs the claim inside `session` (and its transaction, if one is open).
@@ -133,43 +120,12 @@ awaitable! {
             filter,
             update,
             sort,
-            mut session,
+            session,
             fence,
         } = self;
-        let now = crate::wire::server_clock::now::<T>(&model.database(), model.name()).await?;
-        let mut update = claim_update::<T>(update, now);
-        let sent = match fence {
-            Some(token) => {
-                crate::plan::request::fence::stamp(&mut update, token);
-                crate::plan::request::fence::filter(filter.clone(), token)
-            }
-            None => filter.clone(),
-        };
-        let log = Command::new(model.name(), "findAndModify")
-            .filter(&sent)
-            .update(&update);
-        // A fenced claim states write concern majority (see `fence::options`).
-        let fenced = fence.map(|_| crate::wire::fence::collection(model.raw_collection()));
-        let action = fenced
-            .as_ref()
-            .unwrap_or(model.raw_collection())
-            .find_one_and_update(sent, update)
-            .return_document(ReturnDocument::After)
-            .optional(sort, |a, sort| a.sort(sort));
-        let result = log.send(crate::wire::session::send(action, session.as_deref_mut()));
-        match (
-            result.await.map_err(|e| from_driver(e, model.name()))?,
-            fence,
-        ) {
-            (Some(raw), _) => Ok(Some(model.track(raw)?)),
-            (None, None) => Ok(None),
-            (None, Some(token)) => {
-                let collection = model.raw_collection();
-                match crate::wire::fence::refusal(collection, filter, token, session).await? {
-                    Some(fenced) => Err(fenced),
-                    None => Ok(None),
-                }
-            }
-        }
+        let now = server_clock::now::<T>(&model.database(), model.name()).await?;
+        let request = find_modify::claim::<T>(filter, update, sort, fence, now);
+        let claimed = execute_atomic(model, &request, session).await?;
+        claimed.map(|raw| model.track(raw)).transpose()
     }
 }

@@ -21,4 +21,3 @@ pub use transaction::{transaction, Transaction};
 pub use upsert::Upsert;
 
 mod upsert;
-mod upsert_pipeline;

@@ -1,13 +1,15 @@
 //! `Model::update_with_retry`: read-modify-write without lost updates.
 
-use mongodb::bson::{doc, Bson};
+use mongodb::bson::Bson;
 use mongodb::ClientSession;
 
-use crate::error::{Error, NotFoundError, Result};
+use crate::error::Result;
 use crate::model::doc::Doc;
 use crate::model::Document;
 use crate::model::Model;
-use crate::wire::session::awaitable;
+use crate::plan::request::not_found;
+use crate::plan::request::retry::Retry;
+use crate::wire::session::{awaitable, send};
 
 /// A pending [`Model::update_with_retry`]; optionally
 /// [`session`](UpdateWithRetry::session), then `.await` it.
@@ -23,7 +25,7 @@ pub struct UpdateWithRetry<'a, T: Document, F> {
 impl<T: Document> Model<T> {
     /// Loads the document with this `_id`, applies `apply` to it, validates
     /// and saves it with a version check; when another writer got there
-    /// first ([`Error::Version`]) loads it again and applies `apply` to the
+    /// first ([`Error::Version`](crate::Error::Version)) loads it again and applies `apply` to the
     /// fresh copy, up to `attempts` tries in all (`0` counts as `1`). Returns
     /// the saved document, or the last version error once the tries are
     /// spent.
@@ -39,7 +41,7 @@ impl<T: Document> Model<T> {
     /// it must derive the change from that value (`counter += 1`), not from
     /// state captured on an earlier try. An error from `apply`, a validation
     /// failure, or any other error stops at once and is returned. A missing
-    /// document is [`Error::NotFound`]. With `versioning = false` there is
+    /// document is [`Error::NotFound`](crate::Error::NotFound). With `versioning = false` there is
     /// nothing to check: the save is a plain one and is tried once.
     ///
     /// ```no_run
@@ -97,30 +99,22 @@ where
         mut apply,
         mut session,
     } = this;
-    let filter = doc! { "_id": id };
-    let mut tries = 0;
+    let mut retry = Retry::new(id, attempts);
     loop {
-        tries += 1;
-        let Some(raw) = model
-            .find_raw(filter.clone(), session.as_deref_mut())
-            .await?
-        else {
-            return Err(Error::NotFound(Box::new(NotFoundError {
-                collection: model.name().to_string(),
-                filter,
-            })));
+        let loaded = model.find_raw(retry.filter.clone(), session.as_deref_mut());
+        let Some(raw) = loaded.await? else {
+            return Err(not_found(model.name(), retry.filter));
         };
         let mut doc = model.track(raw)?;
         apply(&mut doc)?;
         if doc.plan()?.changes.is_empty() {
             return Ok(doc);
         }
+        // Checked and bumped whatever the model's concurrency mode.
         doc.increment();
-        let save = doc.save();
-        let saved = crate::wire::session::send(save, session.as_deref_mut()).await;
-        match saved {
+        match send(doc.save(), session.as_deref_mut()).await {
             Ok(()) => return Ok(doc),
-            Err(Error::Version(e)) if tries < attempts => drop(e),
+            Err(e) if retry.again(&e) => continue,
             Err(e) => return Err(e),
         }
     }

@@ -10,6 +10,8 @@ use std::borrow::Cow;
 
 use mongodb::bson::raw::{RawBsonRef, RawDocument, RawDocumentBuf};
 
+use crate::codec::scan::Walk;
+
 /// The stored field holding the largest token that fenced writes (see
 /// `wire::fence`) wrote the document with; hidden from the value like the
 /// version key.
@@ -80,6 +82,33 @@ pub(crate) fn hidden<'a>(raw: &'a RawDocument, key: Option<&str>) -> Cow<'a, Raw
     Cow::Owned(out)
 }
 
+/// Whether `stored` without its top-level version key and fence (what
+/// [`hidden`] leaves) holds exactly `snapshot`'s elements, byte for byte
+/// and in order: the usual case of a value just loaded or saved, which
+/// serializes as it is stored. One walk of each, nothing copied; `false`
+/// also when either document is malformed (the caller then takes the
+/// general path, which reports it).
+pub(crate) fn hides_to(stored: &RawDocument, key: Option<&str>, snapshot: &RawDocument) -> bool {
+    let hidden = |k: &[u8]| k == FENCE.as_bytes() || key.is_some_and(|key| k == key.as_bytes());
+    let (Ok(mut stored), Ok(mut snapshot)) =
+        (Walk::new(stored.as_bytes()), Walk::new(snapshot.as_bytes()))
+    else {
+        return false;
+    };
+    loop {
+        let a = match stored.next_elem() {
+            Ok(Some(a)) if hidden(a.key) => continue,
+            Ok(a) => a,
+            Err(_) => return false,
+        };
+        match (a, snapshot.next_elem()) {
+            (None, Ok(None)) => return true,
+            (Some(a), Ok(Some(b))) if a.key == b.key && a.same(&b) => {}
+            _ => return false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use mongodb::bson::rawdoc;
@@ -148,5 +177,41 @@ mod tests {
             &*hidden(&doc, None),
             &*rawdoc! { "_id": 1, "__v": 2, "sub": { "__fence": 1 } }
         );
+    }
+
+    #[test]
+    fn hides_to_reads_stored_less_version_and_fence_against_the_snapshot() {
+        let snapshot = rawdoc! { "a": 1, "b": { "c": "x" } };
+        for stored in [
+            rawdoc! { "a": 1, "b": { "c": "x" }, "__v": 3 },
+            rawdoc! { "__v": 3, "a": 1, "__fence": 9_i64, "b": { "c": "x" } },
+            rawdoc! { "a": 1, "b": { "c": "x" } },
+        ] {
+            assert!(hides_to(&stored, Some("__v"), &snapshot), "{stored:?}");
+            // What `hidden` leaves is the snapshot, byte for byte.
+            assert_eq!(hidden(&stored, Some("__v")).as_bytes(), snapshot.as_bytes());
+        }
+        for stored in [
+            rawdoc! { "a": 2, "b": { "c": "x" }, "__v": 3 },
+            rawdoc! { "b": { "c": "x" }, "a": 1, "__v": 3 },
+            rawdoc! { "a": 1, "__v": 3 },
+            rawdoc! { "a": 1, "b": { "c": "x" }, "d": 1 },
+            // Another version key is not hidden.
+            rawdoc! { "a": 1, "b": { "c": "x" }, "version": 3 },
+            // Same value, another type.
+            rawdoc! { "a": 1_i64, "b": { "c": "x" } },
+        ] {
+            assert!(!hides_to(&stored, Some("__v"), &snapshot), "{stored:?}");
+            assert_ne!(hidden(&stored, Some("__v")).as_bytes(), snapshot.as_bytes());
+        }
+        // Without a version key only the fence is hidden.
+        let stored = rawdoc! { "a": 1, "__v": 3, "b": { "c": "x" } };
+        assert!(!hides_to(&stored, None, &snapshot));
+        // A malformed document is never taken as equal.
+        let mut bad = snapshot.as_bytes().to_vec();
+        bad[4] = 0x7f;
+        let bad = RawDocument::from_bytes(&bad).unwrap();
+        assert!(!hides_to(bad, Some("__v"), &snapshot));
+        assert!(!hides_to(&snapshot, Some("__v"), bad));
     }
 }

@@ -6,6 +6,7 @@
 //! driver's error shapes itself; [`into_error`] turns the error into
 //! odm's [`Error`].
 
+use mongodb::bson::raw::{RawBsonRef, RawDocument};
 use mongodb::error::{
     ErrorKind, WriteFailure, RETRYABLE_WRITE_ERROR, TRANSIENT_TRANSACTION_ERROR,
     UNKNOWN_TRANSACTION_COMMIT_RESULT,
@@ -50,7 +51,7 @@ pub(crate) fn classify(e: &mongodb::error::Error) -> Class {
     let code = code(e);
     Class {
         code,
-        duplicate_key: duplicate::holds_duplicate(e),
+        duplicate_key: duplicate_key(e).is_some(),
         transient_transaction: e.contains_label(TRANSIENT_TRANSACTION_ERROR),
         commit_unknown: e.contains_label(UNKNOWN_TRANSACTION_COMMIT_RESULT),
         time_limit: code == Some(MAX_TIME_EXPIRED),
@@ -60,8 +61,73 @@ pub(crate) fn classify(e: &mongodb::error::Error) -> Class {
 }
 
 /// Whether `code` is the server's duplicate-key code.
-pub(crate) fn is_duplicate(code: i32) -> bool {
+fn is_duplicate(code: i32) -> bool {
     code == DUPLICATE_KEY || code == DUPLICATE_KEY_OLD
+}
+
+/// A duplicate key found in a driver error (see [`duplicate_key`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DuplicateKey<'a> {
+    /// The server's message (`E11000 duplicate key error collection: ...`).
+    pub message: &'a str,
+    /// The part of the server's reply about the duplicate (its
+    /// `writeErrors` entry, else the whole reply, as for `findAndModify`),
+    /// when the driver kept the reply: where `keyPattern` and `keyValue`
+    /// are.
+    pub reply: Option<&'a RawDocument>,
+}
+
+/// The duplicate key `e` (or an error behind it) holds: a refused write, the
+/// first refused insert of `insert_many`, the first refused write of a
+/// client bulk write or a refused command with the duplicate-key code.
+pub(crate) fn duplicate_key(e: &mongodb::error::Error) -> Option<DuplicateKey<'_>> {
+    let message = match &*e.kind {
+        ErrorKind::Write(WriteFailure::WriteError(w)) if is_duplicate(w.code) => Some(&w.message),
+        ErrorKind::Command(c) if is_duplicate(c.code) => Some(&c.message),
+        ErrorKind::InsertMany(m) => m
+            .write_errors
+            .iter()
+            .flatten()
+            .find(|w| is_duplicate(w.code))
+            .map(|w| &w.message),
+        ErrorKind::BulkWrite(b) => b
+            .write_errors
+            .iter()
+            .filter(|(_, w)| is_duplicate(w.code))
+            .min_by_key(|(at, _)| **at)
+            .map(|(_, w)| &w.message),
+        _ => None,
+    };
+    match message {
+        Some(message) => Some(DuplicateKey {
+            message: message.as_str(),
+            reply: e
+                .server_response()
+                .map(|reply| duplicate_write_error(reply).unwrap_or(reply)),
+        }),
+        None => std::error::Error::source(e)?
+            .downcast_ref::<mongodb::error::Error>()
+            .and_then(duplicate_key),
+    }
+}
+
+/// The first `writeErrors` entry of `reply` with the duplicate-key code.
+fn duplicate_write_error(reply: &RawDocument) -> Option<&RawDocument> {
+    let errors = reply.get_array("writeErrors").ok()?;
+    errors
+        .into_iter()
+        .filter_map(|e| e.ok()?.as_document())
+        .find(|e| raw_code(e).is_some_and(is_duplicate))
+}
+
+/// The `code` of a reply's entry, in whichever number type it came.
+fn raw_code(doc: &RawDocument) -> Option<i32> {
+    match doc.get("code").ok()?? {
+        RawBsonRef::Int32(n) => Some(n),
+        RawBsonRef::Int64(n) => i32::try_from(n).ok(),
+        RawBsonRef::Double(n) => Some(n as i32),
+        _ => None,
+    }
 }
 
 /// The server's code of `e`: a refused command's, a refused write's, an

@@ -87,3 +87,20 @@ fn an_error_without_labels_is_neither_transient_nor_in_doubt() {
     let class = classify(&command(112, "WriteConflict", "conflict"));
     assert!(!class.transient_transaction && !class.commit_unknown);
 }
+
+#[test]
+fn the_duplicates_entry_of_a_reply_is_found_by_its_code_in_any_number_type() {
+    use mongodb::bson::rawdoc;
+    let reply = rawdoc! {
+        "ok": 1,
+        "writeErrors": [
+            { "index": 0, "code": 121, "errmsg": "invalid" },
+            { "index": 1, "code": 11000_i64, "keyPattern": { "email": 1 } },
+        ],
+    };
+    let entry = duplicate_write_error(&reply).unwrap();
+    assert_eq!(entry.get_i32("index").unwrap(), 1);
+    assert_eq!(raw_code(&rawdoc! { "code": 11001.0 }), Some(11001));
+    assert_eq!(raw_code(&rawdoc! { "code": "11000" }), None);
+    assert!(duplicate_write_error(&rawdoc! { "ok": 1, "code": 11000 }).is_none());
+}

@@ -18,28 +18,21 @@
 use mongodb::bson::raw::{RawBsonRef, RawDocument};
 use mongodb::bson::{Bson, Document as BsonDocument};
 
-use mongodb::error::{ErrorKind, WriteFailure};
-
-use super::classify::is_duplicate;
+use super::classify::duplicate_key;
 use super::{Cause, DuplicateKeyError, Error};
 
-/// Whether `e` (or an error behind it) holds a duplicate key.
-pub(super) fn holds_duplicate(e: &mongodb::error::Error) -> bool {
-    find(e).is_some()
-}
-
-/// The duplicate-key error in `e`, or `e` back when it holds none.
-/// `collection` is the operation's, when known; else it is read from the
-/// message.
+/// The duplicate-key error in `e`, or `e` back when it holds none (the
+/// classifier, [`duplicate_key`], decides). `collection` is the
+/// operation's, when known; else it is read from the message.
 pub(crate) fn from_driver(
     e: mongodb::error::Error,
     collection: Option<&str>,
 ) -> Result<DuplicateKeyError, mongodb::error::Error> {
-    let Some((at, message)) = find(&e) else {
+    let Some(found) = duplicate_key(&e) else {
         return Err(e);
     };
-    let message = message.to_string();
-    let details = server_details(at);
+    let message = found.message.to_string();
+    let details = server_details(found.reply);
     let mut d = parse(collection, message);
     if d.key.is_none() {
         d.key = details.key_value.as_ref().map(ToString::to_string);
@@ -48,36 +41,6 @@ pub(crate) fn from_driver(
     d.key_value = details.key_value.map(Box::new);
     d.cause = Cause::new(e);
     Ok(d)
-}
-
-/// The (nested) driver error holding a duplicate key, and its message:
-/// a write error, the first refused insert of `insert_many`, the first
-/// refused write of a client bulk write, a command error; else the same
-/// in its source.
-fn find(e: &mongodb::error::Error) -> Option<(&mongodb::error::Error, &str)> {
-    let message = match &*e.kind {
-        ErrorKind::Write(WriteFailure::WriteError(w)) if is_duplicate(w.code) => Some(&w.message),
-        ErrorKind::Command(c) if is_duplicate(c.code) => Some(&c.message),
-        ErrorKind::InsertMany(m) => m
-            .write_errors
-            .iter()
-            .flatten()
-            .find(|w| is_duplicate(w.code))
-            .map(|w| &w.message),
-        ErrorKind::BulkWrite(b) => b
-            .write_errors
-            .iter()
-            .filter(|(_, w)| is_duplicate(w.code))
-            .min_by_key(|(at, _)| **at)
-            .map(|(_, w)| &w.message),
-        _ => None,
-    };
-    match message {
-        Some(message) => Some((e, message.as_str())),
-        None => std::error::Error::source(e)?
-            .downcast_ref::<mongodb::error::Error>()
-            .and_then(find),
-    }
 }
 
 /// Reads `collection: DB.NAME index: NAME dup key: { ... }` out of the
@@ -119,32 +82,13 @@ struct ServerDetails {
     key_value: Option<BsonDocument>,
 }
 
-fn server_details(e: &mongodb::error::Error) -> ServerDetails {
-    let Some(reply) = e.server_response() else {
+fn server_details(reply: Option<&RawDocument>) -> ServerDetails {
+    let Some(entry) = reply else {
         return ServerDetails::default();
     };
-    let entry = write_error(reply).unwrap_or(reply);
     ServerDetails {
         key_pattern: sub_document(entry, "keyPattern"),
         key_value: sub_document(entry, "keyValue"),
-    }
-}
-
-/// The first `writeErrors` entry with code 11000.
-fn write_error(reply: &RawDocument) -> Option<&RawDocument> {
-    let errors = reply.get_array("writeErrors").ok()?;
-    errors
-        .into_iter()
-        .filter_map(|e| e.ok()?.as_document())
-        .find(|e| code(e).is_some_and(is_duplicate))
-}
-
-fn code(doc: &RawDocument) -> Option<i32> {
-    match doc.get("code").ok()?? {
-        RawBsonRef::Int32(n) => Some(n),
-        RawBsonRef::Int64(n) => i32::try_from(n).ok(),
-        RawBsonRef::Double(n) => Some(n as i32),
-        _ => None,
     }
 }
 

@@ -7,7 +7,7 @@ use std::ops::{Deref, DerefMut};
 use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::{Bson, Document as BsonDocument};
 
-use crate::codec::{self, Loaded};
+use crate::codec::{self, version_key, Loaded};
 use crate::error::Result;
 use crate::model::Document;
 use crate::model::Model;
@@ -51,7 +51,7 @@ impl<T: Document> Doc<T> {
         Doc {
             value,
             tracked: Tracked::New,
-            shard: BsonDocument::new(),
+            shard: crate::codec::new_document::new_document(),
             version: None,
             increment: false,
             in_doubt: false,
@@ -61,9 +61,21 @@ impl<T: Document> Doc<T> {
     }
 
     pub(crate) fn loaded(model: Model<T>, loaded: Loaded<T>) -> Result<Self> {
-        let mut doc = Doc::new(model, loaded.value);
-        doc.track(loaded.id, loaded.stored, loaded.version)?;
-        Ok(doc)
+        // Built whole, not as a new `Doc` then tracked: a load is hot, and
+        // the shard key's document is then made once.
+        Ok(Doc {
+            shard: shard::values(T::__odm_meta().shard_key, &loaded.stored)?,
+            value: loaded.value,
+            tracked: Tracked::Clean {
+                id: loaded.id,
+                stored: loaded.stored,
+            },
+            version: loaded.version,
+            increment: false,
+            in_doubt: false,
+            deleted: false,
+            model,
+        })
     }
 
     /// Tracks `stored` (just read) as the state the value is compared with.
@@ -274,13 +286,21 @@ impl<T: Document> DerefMut for Doc<T> {
     fn deref_mut(&mut self) -> &mut T {
         if let Tracked::Clean { id, stored } = &self.tracked {
             let id = id.clone();
-            let snapshot = codec::to_raw_sized(&self.value, stored.as_bytes().len())
-                .and_then(|snapshot| Ok((diff::missing_paths(stored, &snapshot)?, snapshot)));
             let key = T::__odm_meta().versioning.key;
+            let snapshot =
+                codec::to_raw_sized(&self.value, stored.as_bytes().len()).and_then(|snapshot| {
+                    // Usually the value serializes as stored: then no path
+                    // is missing and the stored form is the snapshot.
+                    if version_key::hides_to(stored, key, &snapshot) {
+                        return Ok((Missing::new(), None, snapshot));
+                    }
+                    let missing = diff::missing_paths(stored, &snapshot)?;
+                    Ok((missing, base_of(stored, key, &snapshot), snapshot))
+                });
             self.tracked = match snapshot {
-                Ok((missing, snapshot)) => Tracked::Snapshot {
+                Ok((missing, base, snapshot)) => Tracked::Snapshot {
                     id,
-                    base: base_of(stored, key, &snapshot),
+                    base,
                     snapshot,
                     missing,
                 },

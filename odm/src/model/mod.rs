@@ -5,6 +5,7 @@ pub(crate) mod delete;
 pub(crate) mod doc;
 mod document;
 mod execute;
+pub(crate) mod execute_atomic;
 pub mod hooks;
 pub(crate) mod insert_id;
 pub(crate) mod query;

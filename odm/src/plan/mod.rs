@@ -9,7 +9,8 @@
 //!   filter's guards of those changes;
 //! - [`timestamps`]: the `#[odm(timestamps)]` fields;
 //! - [`request`]: the request of one write as a value (`request::write`:
-//!   insert, update, check, delete), with the shard key and fence terms;
+//!   insert, update, check, delete; `request::find_modify`: claim,
+//!   upsert), with the shard key and fence terms;
 //! - [`update_ops`]: small edits of update documents;
 //! - [`tracked`]: what a `Doc` remembers of the stored document.
 

@@ -18,6 +18,12 @@
 //! `bson` 2.15.0 and 3.1.0 (the tests run once per release, see the
 //! `bson-3` feature): a test there fails when the workspace builds another
 //! `bson`, so an upgrade is proven again rather than trusted.
+//!
+//! The files: this one holds the `Writer` (the bytes, element types and
+//! keys) and its serializer of single values, `compound.rs` the arrays,
+//! documents and `$oid` / `$date` structs being written, `leaf.rs` the
+//! contents of those structs and map keys, `direct.rs` the shortcut for
+//! `ObjectId` and `DateTime` values.
 
 use std::fmt;
 
@@ -361,145 +367,11 @@ impl<'a> ser::Serializer for &'a mut Writer {
     }
 }
 
-/// An array being written.
-struct Array<'a> {
-    w: &'a mut Writer,
-    start: usize,
-    next: usize,
-}
-
-impl Array<'_> {
-    fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.w.index(self.next);
-        self.next += 1;
-        if direct::write(self.w, value)? {
-            return Ok(());
-        }
-        value.serialize(&mut *self.w)
-    }
-}
-
-impl ser::SerializeSeq for Array<'_> {
-    type Ok = ();
-    type Error = GiveUp;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.element(value)
-    }
-    fn end(self) -> Result<()> {
-        self.w.close(self.start);
-        Ok(())
-    }
-}
-
-impl ser::SerializeTuple for Array<'_> {
-    type Ok = ();
-    type Error = GiveUp;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.element(value)
-    }
-    fn end(self) -> Result<()> {
-        self.w.close(self.start);
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleStruct for Array<'_> {
-    type Ok = ();
-    type Error = GiveUp;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.element(value)
-    }
-    fn end(self) -> Result<()> {
-        self.w.close(self.start);
-        Ok(())
-    }
-}
-
-/// A document (map or struct) being written.
-struct Doc<'a> {
-    w: &'a mut Writer,
-    start: usize,
-}
-
-impl ser::SerializeMap for Doc<'_> {
-    type Ok = ();
-    type Error = GiveUp;
-    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<()> {
-        key.serialize(KeyWriter(self.w))
-    }
-    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        value.serialize(&mut *self.w)
-    }
-    fn end(self) -> Result<()> {
-        self.w.close(self.start);
-        Ok(())
-    }
-}
-
-/// What a `$oid` / `$date` struct expects next.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Step {
-    /// The `$oid` field: 24 hex digits.
-    Oid,
-    /// The `$date` field: a `{$numberLong: "<millis>"}` struct.
-    Date,
-    /// Its `$numberLong` field: the milliseconds as a decimal string.
-    NumberLong,
-    Done,
-}
-
-/// A struct being written: a document, or an `ObjectId` / `DateTime` that
-/// serializes as an extended-JSON struct.
-enum Struct<'a> {
-    Doc(Doc<'a>),
-    Value(&'a mut Writer, Step),
-}
-
-impl ser::SerializeStruct for Struct<'_> {
-    type Ok = ();
-    type Error = GiveUp;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        match self {
-            Struct::Doc(d) => {
-                d.w.key(key)?;
-                if direct::write(d.w, value)? {
-                    return Ok(());
-                }
-                value.serialize(&mut *d.w)
-            }
-            Struct::Value(w, step) => {
-                let next = match (*step, key) {
-                    (Step::Oid, "$oid") => Step::Oid,
-                    (Step::Date, "$date") => Step::Date,
-                    (Step::NumberLong, "$numberLong") => Step::NumberLong,
-                    _ => return Err(GiveUp),
-                };
-                value.serialize(Extended { w, step: next })?;
-                *step = Step::Done;
-                Ok(())
-            }
-        }
-    }
-    fn end(self) -> Result<()> {
-        match self {
-            Struct::Doc(d) => {
-                d.w.close(d.start);
-                Ok(())
-            }
-            Struct::Value(_, Step::Done) => Ok(()),
-            Struct::Value(..) => Err(GiveUp),
-        }
-    }
-}
-
+mod compound;
 mod direct;
 mod leaf;
 
-use leaf::{Extended, KeyWriter};
+use compound::{Array, Doc, Step, Struct};
 
 #[cfg(test)]
 mod equivalence_tests;

@@ -5,7 +5,10 @@
 //! result into the [`Doc`](crate::Doc).
 
 pub(crate) mod fence;
+pub(crate) mod find_modify;
+pub(crate) mod retry;
 pub(crate) mod shard;
+pub(crate) mod upsert_pipeline;
 pub(crate) mod write;
 
 use mongodb::bson::raw::RawDocumentBuf;

@@ -3,8 +3,13 @@
 //! what the copy loaded, so it never drops an in-place edit it did not
 //! see; in-place edits of different elements and concurrent pushes still
 //! both land.
+//!
+//! The tests of the stored field order (a map reordered in memory, a copy
+//! saved untouched) have their bodies in `field_order.rs`.
 
+#[path = "../common/mod.rs"]
 mod common;
+mod field_order;
 
 use std::collections::BTreeMap;
 use std::future::IntoFuture;
@@ -338,168 +343,14 @@ async fn a_rewrite_of_a_large_array() {
 }
 
 // ---------------------------------------------------------------------------
-// The guard compares with the stored field order, which a value's own order
-// can leave: a map that holds the same keys in another order (a `HashMap`
-// that rehashed, or one built anew) is saved key by key, so the server keeps
-// its order; a copy saved untouched (`increment()`) keeps what it read.
-
-/// A map that serializes its entries in the order it holds them (as a
-/// `HashMap` does in an order of its own), so a test can reorder it.
-#[derive(Debug, Clone, PartialEq, Default)]
-struct InOrder(Vec<(String, i32)>);
-
-impl Serialize for InOrder {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = s.serialize_map(Some(self.0.len()))?;
-        for (k, v) in &self.0 {
-            map.serialize_entry(k, v)?;
-        }
-        map.end()
-    }
-}
-
-impl<'de> Deserialize<'de> for InOrder {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> serde::de::Visitor<'de> for Visit {
-            type Value = InOrder;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a map")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut m: A,
-            ) -> Result<InOrder, A::Error> {
-                let mut out = Vec::new();
-                while let Some(entry) = m.next_entry()? {
-                    out.push(entry);
-                }
-                Ok(InOrder(out))
-            }
-        }
-        d.deserialize_map(Visit)
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
-#[odm(collection = "rewrite_order")]
-struct Counted {
-    #[serde(rename = "_id")]
-    id: ObjectId,
-    n: i32,
-    counters: InOrder,
-    sorted: BTreeMap<String, i32>,
-    #[serde(default)]
-    profile: Card,
-}
-
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-struct Card {
-    name: String,
-    age: i32,
-}
-
-fn entries(xs: &[(&str, i32)]) -> InOrder {
-    InOrder(xs.iter().map(|(k, v)| (k.to_string(), *v)).collect())
-}
+// The stored field order (field_order.rs)
 
 #[tokio::test]
 async fn a_map_reordered_in_memory_is_rewritten_against_the_stored_order() {
-    let t = TestDb::new().await;
-    let m = Counted::model(&t.db);
-    let id = ObjectId::new();
-    m.create(Counted {
-        id,
-        n: 0,
-        counters: entries(&[("a", 1), ("b", 2)]),
-        sorted: BTreeMap::new(),
-        profile: Card::default(),
-    })
-    .await
-    .unwrap();
-    let mut a = m.find_by_id(id).await.unwrap().unwrap();
-    // The same keys in another order, one value changed: saved key by key.
-    a.counters = entries(&[("b", 2), ("a", 3)]);
-    let (_, update) = a.changes().unwrap();
-    assert_eq!(update, doc! { "$set": { "counters.a": 3 } });
-    a.save().await.unwrap();
-    assert_eq!(
-        stored(&m, id).await.get_document("counters").unwrap(),
-        &doc! { "a": 3, "b": 2 }
-    );
-    // Keys added are sent in the order MongoDB applies them (by name), so
-    // every server appends them in that order, whatever the value's.
-    a.counters.0.insert(0, ("z".into(), 1));
-    a.counters.0.push(("c".into(), 2));
-    let (_, update) = a.changes().unwrap();
-    let sent: Vec<&String> = update.get_document("$set").unwrap().keys().collect();
-    assert_eq!(sent, ["counters.c", "counters.z"]);
-    a.save().await.unwrap();
-    let order = |d: &odm::bson::Document| -> Vec<String> {
-        d.get_document("counters")
-            .unwrap()
-            .keys()
-            .cloned()
-            .collect()
-    };
-    assert_eq!(order(&stored(&m, id).await), ["a", "b", "c", "z"]);
-    // Nothing else changes the store: a rewrite of the map must land, its
-    // guard holding the order the store has, not the value's.
-    a.counters.0.push(("x.y".into(), 9));
-    let (filter, _) = a.changes().unwrap();
-    assert_eq!(
-        filter.get("counters"),
-        Some(&Bson::Document(
-            doc! { "$eq": { "a": 3, "b": 2, "c": 2, "z": 1 } }
-        )),
-        "{filter}"
-    );
-    a.save().await.unwrap();
-    assert_eq!(order(&stored(&m, id).await), ["z", "b", "a", "c", "x.y"]);
-    assert_eq!(*m.find_by_id(id).await.unwrap().unwrap(), *a);
+    field_order::a_map_reordered_in_memory_is_rewritten_against_the_stored_order().await;
 }
 
 #[tokio::test]
 async fn a_copy_saved_untouched_keeps_the_stored_order_and_missing_fields() {
-    let t = TestDb::new().await;
-    let m = Counted::model(&t.db);
-    let id = ObjectId::new();
-    // Stored by another writer: `sorted` out of the BTreeMap's order, no
-    // `profile` (filled in by `#[serde(default)]`).
-    m.collection()
-        .insert_one(doc! {
-            "_id": id, "n": 0, "counters": {}, "sorted": { "b": 1, "a": 2 }, "__v": 0,
-        })
-        .await
-        .unwrap();
-    let mut a = m.find_by_id(id).await.unwrap().unwrap();
-    a.increment();
-    a.save().await.unwrap();
-    assert_eq!(a.version(), Some(1));
-    // `profile` is still missing from the store: a change under it sets it
-    // whole, never `profile.name` alone (a fragment that would not load).
-    a.profile.name = "ann".into();
-    let (_, update) = a.changes().unwrap();
-    assert_eq!(
-        update.get_document("$set").unwrap().get("profile"),
-        Some(&Bson::Document(doc! { "name": "ann", "age": 0 })),
-        "{update}"
-    );
-    a.save().await.unwrap();
-    assert_eq!(
-        stored(&m, id).await.get_document("profile").unwrap(),
-        &doc! { "name": "ann", "age": 0 }
-    );
-    // The map rewrite's guard holds the stored order `{b, a}`.
-    a.sorted.insert("x.y".into(), 3);
-    let (filter, _) = a.changes().unwrap();
-    assert_eq!(
-        filter.get("sorted"),
-        Some(&Bson::Document(doc! { "$eq": { "b": 1, "a": 2 } })),
-        "{filter}"
-    );
-    a.save().await.unwrap();
-    let fresh = m.find_by_id(id).await.unwrap().unwrap();
-    assert_eq!(*fresh, *a);
+    field_order::a_copy_saved_untouched_keeps_the_stored_order_and_missing_fields().await;
 }
