@@ -212,7 +212,7 @@ pub(crate) fn build(
                     },
                     128,
                 )
-                .unwrap_or_default();
+                .unwrap_or_else(|_| RawDocumentBuf::new());
                 updates.push((i, RawBson::Document(one)));
             }
         }
