@@ -113,12 +113,15 @@ for (const name of wanted) {
   rows.load = await measure(() => model.hydrate(BSON.deserialize(bytes)));
   const doc = model.hydrate(BSON.deserialize(bytes));
   let counter = 0;
+  let saves = 0;
   rows.save = await measure(async () => {
     counter = (counter % 1000000) + 1;
     doc.counter = counter;
     await doc.save();
+    saves += 1;
   });
-  if (doc.__v < 1000) throw new Error('the saves sent no version increment');
+  // Every save sent its `$inc` of the version (optimisticConcurrency).
+  if (doc.__v !== saves) throw new Error(`${saves} saves, but __v is ${doc.__v}`);
   rows.cycle = await measure(async () => {
     const loaded = model.hydrate(BSON.deserialize(bytes));
     counter = (counter % 1000000) + 1;

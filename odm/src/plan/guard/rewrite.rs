@@ -47,14 +47,14 @@ fn replaces(change: &Change) -> bool {
 /// lacked it ([`Op::Whole`]) requires it still absent: another copy may
 /// have set it and a third edited under it since. Fields in `skip`
 /// (`skip_versioning`) are left out, as they are left out of versioning.
-pub(crate) fn guards(
-    changes: &[Change],
+pub(crate) fn guards<'c>(
+    changes: impl IntoIterator<Item = &'c Change>,
     loaded: &RawDocument,
     skip: &[&str],
 ) -> Result<Vec<Rewrite>, Error> {
     let mut out = Vec::new();
     for c in changes
-        .iter()
+        .into_iter()
         .filter(|c| replaces(c) && !skip.contains(&c.field()))
     {
         match lookup(loaded.as_bytes(), &c.path)? {

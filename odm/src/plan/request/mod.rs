@@ -117,9 +117,10 @@ fn rewrite_guards(
             && effect.check
             && versioning::concurrency_applies(rules.concurrency, std::slice::from_ref(c))
     };
-    let open: Vec<Change> = changes.iter().filter(|c| !covered(c)).cloned().collect();
+    // Filtered in place: a whole-array change's value is not copied.
+    let open = changes.iter().filter(|c| !covered(c));
     let loaded = base.as_deref().unwrap_or(snapshot);
-    rewrite::guards(&open, loaded, rules.skip)
+    rewrite::guards(open, loaded, rules.skip)
 }
 
 /// The `(filter, update)` of an update of the document stored as
