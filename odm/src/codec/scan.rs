@@ -45,8 +45,28 @@ impl<'a> Elem<'a> {
     pub fn decode(self) -> Result<Bson, Error> {
         match self.scalar() {
             Some(value) => Ok(value),
+            None if self.is_array() => self.decode_array(),
             None => self.decode_with_bson(),
         }
+    }
+
+    /// An array, its elements decoded one by one into a vector sized up
+    /// front: `bson` grows the vector as it reads (a large array is then
+    /// copied several times, through fresh pages) after copying the
+    /// array's bytes. Equal to what `bson` decodes; its element keys are
+    /// ignored, as `bson` ignores them.
+    fn decode_array(self) -> Result<Bson, Error> {
+        let mut walk = Walk::new(self.value)?;
+        let mut n = 0;
+        while walk.next_elem()?.is_some() {
+            n += 1;
+        }
+        let mut values = Vec::with_capacity(n);
+        let mut walk = Walk::new(self.value)?;
+        while let Some(e) = walk.next_elem()? {
+            values.push(e.decode()?);
+        }
+        Ok(Bson::Array(values))
     }
 
     /// The common scalars read directly, equal to what `bson` decodes them

@@ -87,3 +87,43 @@ fn common_prefixes_are_counted_to_the_first_differing_byte() {
     assert_eq!(common_prefix(&a, &a[..17]), 17);
     assert_eq!(common_prefix(&[], &a), 0);
 }
+
+#[test]
+fn arrays_decode_element_by_element_as_bson_decodes_them() {
+    let arrays = [
+        Bson::Array(vec![]),
+        Bson::Array(vec![Bson::Int32(1), Bson::String("x".into()), Bson::Null]),
+        Bson::Array(vec![
+            Bson::Array(vec![Bson::Int64(2), Bson::Array(vec![])]),
+            Bson::Document(doc! { "a": [1, { "b": "c" }], "d": 1.5 }),
+            Bson::Double(f64::NAN),
+        ]),
+        Bson::Array((0..1000).map(|i| Bson::Int64(i * 7)).collect()),
+    ];
+    for value in arrays {
+        let raw = RawDocumentBuf::try_from(&doc! { "v": value.clone() }).unwrap();
+        let elem = elem_of(raw.as_bytes());
+        let fast = elem.decode().unwrap();
+        let slow = elem.decode_with_bson().unwrap();
+        let encode = |v: &Bson| RawDocumentBuf::try_from(&doc! { "v": v.clone() }).unwrap();
+        assert_eq!(encode(&fast), encode(&slow));
+        assert_eq!(encode(&fast), raw);
+    }
+    // An element bson refuses is refused inside an array too.
+    let mut raw = RawDocumentBuf::try_from(&doc! { "v": [true] })
+        .unwrap()
+        .into_bytes();
+    let at = raw.len() - 3;
+    raw[at] = 2;
+    let elem = elem_of(&raw);
+    assert!(elem.decode().is_err());
+    assert!(elem.decode_with_bson().is_err());
+    // An element of an unknown type is refused.
+    let mut raw = RawDocumentBuf::try_from(&doc! { "v": [1] })
+        .unwrap()
+        .into_bytes();
+    raw[11] = 0x55;
+    let elem = elem_of(&raw);
+    assert!(elem.decode().is_err());
+    assert!(elem.decode_with_bson().is_err());
+}
