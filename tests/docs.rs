@@ -17,7 +17,9 @@ fn files(extensions: &[&str]) -> Vec<PathBuf> {
             let path = entry.unwrap().path();
             let name = path.file_name().unwrap().to_string_lossy().to_string();
             if path.is_dir() {
-                if !name.starts_with('.') && name != "target" {
+                // `node_modules`: what `npm ci` installs for the Mongoose
+                // benchmark (benches/mongoose), not the repository's.
+                if !name.starts_with('.') && name != "target" && name != "node_modules" {
                     walk(&path, extensions, out);
                 }
             } else if extensions
