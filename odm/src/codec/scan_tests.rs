@@ -10,6 +10,29 @@ fn elem_of(bytes: &[u8]) -> Elem<'_> {
     elements(bytes).unwrap()[0]
 }
 
+/// `{v: value}` decodes the same directly and through `bson`, compared by
+/// bytes (so NaN equals itself), and back to the same bytes.
+fn assert_decodes_as_bson(value: Bson) {
+    let encode = |v: &Bson| RawDocumentBuf::try_from(&doc! { "v": v.clone() }).unwrap();
+    let raw = encode(&value);
+    let elem = elem_of(raw.as_bytes());
+    let fast = elem.decode().unwrap();
+    let slow = elem.decode_with_bson().unwrap();
+    assert_eq!(encode(&fast), encode(&slow), "{value:?}");
+    assert_eq!(encode(&fast), raw, "{value:?}");
+}
+
+/// A `{v: value}` whose bytes `spoil` breaks is refused both ways.
+fn assert_refused_both_ways(value: Bson, spoil: impl FnOnce(&mut Vec<u8>)) {
+    let mut raw = RawDocumentBuf::try_from(&doc! { "v": value })
+        .unwrap()
+        .into_bytes();
+    spoil(&mut raw);
+    let elem = elem_of(&raw);
+    assert!(elem.decode().is_err());
+    assert!(elem.decode_with_bson().is_err());
+}
+
 #[test]
 fn scalars_decode_as_bson_decodes_them() {
     let values = [
@@ -27,14 +50,7 @@ fn scalars_decode_as_bson_decodes_them() {
         Bson::Int64(i64::MAX),
     ];
     for value in values {
-        let raw = RawDocumentBuf::try_from(&doc! { "v": value.clone() }).unwrap();
-        let elem = elem_of(raw.as_bytes());
-        let fast = elem.decode().unwrap();
-        let slow = elem.decode_with_bson().unwrap();
-        // Compared by their bytes, so NaN equals itself.
-        let encode = |v: &Bson| RawDocumentBuf::try_from(&doc! { "v": v.clone() }).unwrap();
-        assert_eq!(encode(&fast), encode(&slow), "{value:?}");
-        assert_eq!(encode(&fast), raw, "{value:?}");
+        assert_decodes_as_bson(value);
     }
 }
 
@@ -101,29 +117,14 @@ fn arrays_decode_element_by_element_as_bson_decodes_them() {
         Bson::Array((0..1000).map(|i| Bson::Int64(i * 7)).collect()),
     ];
     for value in arrays {
-        let raw = RawDocumentBuf::try_from(&doc! { "v": value.clone() }).unwrap();
-        let elem = elem_of(raw.as_bytes());
-        let fast = elem.decode().unwrap();
-        let slow = elem.decode_with_bson().unwrap();
-        let encode = |v: &Bson| RawDocumentBuf::try_from(&doc! { "v": v.clone() }).unwrap();
-        assert_eq!(encode(&fast), encode(&slow));
-        assert_eq!(encode(&fast), raw);
+        assert_decodes_as_bson(value);
     }
-    // An element bson refuses is refused inside an array too.
-    let mut raw = RawDocumentBuf::try_from(&doc! { "v": [true] })
-        .unwrap()
-        .into_bytes();
-    let at = raw.len() - 3;
-    raw[at] = 2;
-    let elem = elem_of(&raw);
-    assert!(elem.decode().is_err());
-    assert!(elem.decode_with_bson().is_err());
-    // An element of an unknown type is refused.
-    let mut raw = RawDocumentBuf::try_from(&doc! { "v": [1] })
-        .unwrap()
-        .into_bytes();
-    raw[11] = 0x55;
-    let elem = elem_of(&raw);
-    assert!(elem.decode().is_err());
-    assert!(elem.decode_with_bson().is_err());
+    // An element bson refuses is refused inside an array too: a boolean
+    // byte of 2, an element of an unknown type.
+    let array = |v: Bson| Bson::Array(vec![v]);
+    assert_refused_both_ways(array(Bson::Boolean(true)), |raw| {
+        let at = raw.len() - 3;
+        raw[at] = 2;
+    });
+    assert_refused_both_ways(array(Bson::Int32(1)), |raw| raw[11] = 0x55);
 }
