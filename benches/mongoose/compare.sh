@@ -32,9 +32,8 @@ for shape in "${shapes[@]}"; do
   m_cycle=$(awk -v s="$shape" '$2 == s && $3 == "cycle" { print $4 }' "$out/mongoose")
   o_cycle=$(awk -v s="$shape" '$1 == s && $2 == "cycle" { print $3 }' "$out/odm")
   awk -v s="$shape" -v ml="$m_load" -v ol="$o_load" -v ms="$m_save" -v os="$o_save" \
-    -v mc="$m_cycle" -v oc="$o_cycle" \
-    'BEGIN { printf "| %s | %d | %d | %.1fx | %d | %d | %.1fx | %d | %d | %.1fx |\n", s, ml, ol, ml / ol, ms, os, ms / os, mc, oc, mc / oc }'
-  awk -v s="$shape" -v ml="$m_load" -v ol="$o_load" -v ms="$m_save" -v os="$o_save" \
-    -v mc="$m_cycle" -v oc="$o_cycle" \
-    'BEGIN { printf "COMPARE %s load %.1fx save %.1fx cycle %.1fx\n", s, ml / ol, ms / os, mc / oc }'
+    -v mc="$m_cycle" -v oc="$o_cycle" 'BEGIN {
+      printf "| %s | %d | %d | %.1fx | %d | %d | %.1fx | %d | %d | %.1fx |\n", s, ml, ol, ml / ol, ms, os, ms / os, mc, oc, mc / oc
+      printf "COMPARE %s load %.1fx save %.1fx cycle %.1fx\n", s, ml / ol, ms / os, mc / oc
+    }'
 done

@@ -48,34 +48,40 @@ pub struct Doc<T: Document> {
 
 impl<T: Document> Doc<T> {
     pub(crate) fn new(model: Model<T>, value: T) -> Self {
-        Doc {
-            value,
-            tracked: Tracked::New,
-            shard: crate::codec::new_document::new_document(),
-            version: None,
-            increment: false,
-            in_doubt: false,
-            deleted: false,
-            model,
-        }
+        let shard = crate::codec::new_document::new_document();
+        Self::with_state(model, value, Tracked::New, shard, None)
     }
 
     pub(crate) fn loaded(model: Model<T>, loaded: Loaded<T>) -> Result<Self> {
         // Built whole, not as a new `Doc` then tracked: a load is hot, and
         // the shard key's document is then made once.
-        Ok(Doc {
-            shard: shard::values(T::__odm_meta().shard_key, &loaded.stored)?,
-            value: loaded.value,
-            tracked: Tracked::Clean {
-                id: loaded.id,
-                stored: loaded.stored,
-            },
-            version: loaded.version,
+        let shard = shard::values(T::__odm_meta().shard_key, &loaded.stored)?;
+        let tracked = Tracked::Clean {
+            id: loaded.id,
+            stored: loaded.stored,
+        };
+        let doc = Self::with_state(model, loaded.value, tracked, shard, loaded.version);
+        Ok(doc)
+    }
+
+    /// A `Doc` in `tracked` state, not yet written by this copy.
+    fn with_state(
+        model: Model<T>,
+        value: T,
+        tracked: Tracked,
+        shard: BsonDocument,
+        version: Option<i64>,
+    ) -> Self {
+        Doc {
+            value,
+            tracked,
+            shard,
+            version,
             increment: false,
             in_doubt: false,
             deleted: false,
             model,
-        })
+        }
     }
 
     /// Tracks `stored` (just read) as the state the value is compared with.
@@ -228,10 +234,8 @@ impl<T: Document> Doc<T> {
             }
             // Saved untouched (`increment()`): the document as read is what
             // the store holds, the paths it lacks included.
-            Tracked::Clean { stored, .. } => (
-                diff::missing_paths(&stored, &plan.current).unwrap_or_default(),
-                base_of(&stored, key, &plan.current),
-            ),
+            Tracked::Clean { stored, .. } => stored_form(&stored, key, &plan.current)
+                .unwrap_or_else(|_| (Missing::new(), base_of(&stored, key, &plan.current))),
             _ => (Missing::new(), None),
         };
         diff::settle_missing(&mut missing, &plan.changes);
@@ -289,13 +293,8 @@ impl<T: Document> DerefMut for Doc<T> {
             let key = T::__odm_meta().versioning.key;
             let snapshot =
                 codec::to_raw_sized(&self.value, stored.as_bytes().len()).and_then(|snapshot| {
-                    // Usually the value serializes as stored: then no path
-                    // is missing and the stored form is the snapshot.
-                    if version_key::hides_to(stored, key, &snapshot) {
-                        return Ok((Missing::new(), None, snapshot));
-                    }
-                    let missing = diff::missing_paths(stored, &snapshot)?;
-                    Ok((missing, base_of(stored, key, &snapshot), snapshot))
+                    let (missing, base) = stored_form(stored, key, &snapshot)?;
+                    Ok((missing, base, snapshot))
                 });
             self.tracked = match snapshot {
                 Ok((missing, base, snapshot)) => Tracked::Snapshot {
@@ -312,6 +311,23 @@ impl<T: Document> DerefMut for Doc<T> {
         }
         &mut self.value
     }
+}
+
+/// What `stored` (the document as read) holds beside `snapshot` (the
+/// value serialized): the paths it lacks, and its form where that differs
+/// from `snapshot` ([`base_of`]). Usually the value serializes as stored:
+/// one walk of both says so, and then nothing is missing and nothing is
+/// copied.
+fn stored_form(
+    stored: &RawDocumentBuf,
+    key: Option<&str>,
+    snapshot: &RawDocumentBuf,
+) -> Result<(Missing, Option<RawDocumentBuf>), crate::error::Error> {
+    if version_key::hides_to(stored, key, snapshot) {
+        return Ok((Missing::new(), None));
+    }
+    let missing = diff::missing_paths(stored, snapshot)?;
+    Ok((missing, base_of(stored, key, snapshot)))
 }
 
 /// The stored document as the rewrite guard compares with it: `stored`
