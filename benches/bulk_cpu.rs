@@ -9,6 +9,11 @@
 //!   (`odm::__private::save_build`): the deleted check and `before_save`,
 //!   validators, the plan, the shard key rule, the request built by the
 //!   one request builder, and the filter copy the update sends.
+//! - `S save_build_each`: the batch's Docs below (1,000 loaded S
+//!   documents), `counter` set on each and each built as
+//!   `save_build_whole` builds one, in turn: the save loop's work for the
+//!   same Docs, whose memory it touches as the batch does (the row above
+//!   rebuilds one Doc, which stays in the CPU's cache).
 //! - `S bulk_build_bulkwrite`: 1,000 loaded S documents (`ODM_BULK_BUILD_DOCS`),
 //!   `counter` set on each, then what `bulk_save` does before sending them
 //!   by `bulkWrite`: each `Doc` made ready (hooks, validators, the plan, its
@@ -19,8 +24,8 @@
 //!
 //! Neither side commits (a landed write's commit costs both the same).
 //! `cargo bench --bench bulk_cpu` prints one `BULK_CPU ROW NS_PER_DOC` line
-//! per row and `BULK_CPU ratio_* X` lines (bulk per `Doc` / one save's build, and / one
-//! whole save);
+//! per row and `BULK_CPU ratio_* X` lines (bulk per `Doc` / one save's build, / one
+//! whole save, and / a whole save of each of the same Docs);
 //! `ODM_BENCH_QUICK=1` runs each row a few ops, with every check. The
 //! figure is the median CPU time of the bench thread per op (the `shapes`
 //! harness), divided by the `Doc`s of the op.
@@ -84,8 +89,20 @@ fn main() {
         });
         rows.extend(out.drain(..).map(|r| (r, 1)));
 
-        // A batch, both ways.
+        // The same number of Docs saved one at a time: each save's build,
+        // as `save_build_whole`, but over the batch's Docs in turn, so its
+        // memory is touched as a batch touches it (the row above builds
+        // one Doc over and over, always in cache).
         let mut batch = loaded(&model, &mut rng, docs_per_batch);
+        measure(&plan, &mut out, "S", "save_build_each", |i| {
+            for doc in batch.iter_mut() {
+                doc.counter = counter_value(i);
+                black_box(save_build(black_box(doc)));
+            }
+        });
+        rows.extend(out.drain(..).map(|r| (r, docs_per_batch)));
+
+        // A batch, both ways.
         for (row, path) in [
             ("bulk_build_bulkwrite", BulkPath::BulkWrite),
             ("bulk_build_commands", BulkPath::Commands),
@@ -125,6 +142,7 @@ fn main() {
         for (save_row, name) in [
             ("save_build_scalar", "save"),
             ("save_build_whole", "whole_save"),
+            ("save_build_each", "each_save"),
         ] {
             let Some(save) = per_doc(save_row) else {
                 continue;

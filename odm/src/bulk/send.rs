@@ -11,6 +11,7 @@ use super::commands::{self, Sent, Statement};
 use super::path::{self, BulkPath, Limits};
 use super::prepare::Step;
 use super::resolve::Expect;
+use crate::codec::new_document::take;
 use crate::model::Document;
 use crate::model::Model;
 use crate::plan::request::Plan;
@@ -188,8 +189,8 @@ pub(crate) fn write_models<T: Document>(
             }
             Step::Update { filter, update, .. } => UpdateOneModel::builder()
                 .namespace(namespace.clone())
-                .filter(std::mem::take(filter))
-                .update(std::mem::take(update))
+                .filter(take(filter))
+                .update(take(update))
                 .build()
                 .into(),
             Step::Check { .. } | Step::Done(_) => continue,

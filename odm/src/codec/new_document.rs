@@ -21,6 +21,12 @@ pub(crate) fn new_document() -> Document {
     EMPTY.with(Document::clone)
 }
 
+/// The document in `slot`, an empty one left there: `std::mem::take`
+/// without the fresh hasher `Document::default()` would seed.
+pub(crate) fn take(slot: &mut Document) -> Document {
+    std::mem::replace(slot, new_document())
+}
+
 /// `{key: value}`.
 pub(crate) fn document_of(key: impl Into<String>, value: impl Into<Bson>) -> Document {
     let mut document = new_document();
@@ -33,6 +39,15 @@ mod tests {
     use mongodb::bson::doc;
 
     use super::*;
+
+    #[test]
+    fn take_moves_the_document_out_and_leaves_an_empty_one() {
+        let mut slot = doc! { "a": 1, "b": { "c": 2 } };
+        assert_eq!(take(&mut slot), doc! { "a": 1, "b": { "c": 2 } });
+        assert!(slot.is_empty());
+        slot.insert("d", 3);
+        assert_eq!(slot, doc! { "d": 3 });
+    }
 
     #[test]
     fn documents_start_empty_and_stay_apart() {

@@ -33,8 +33,8 @@ pub struct Doc<T: Document> {
     value: T,
     /// What the value is compared with.
     tracked: Tracked,
-    /// The shard key as stored (`{}` without `shard_key`).
-    shard: BsonDocument,
+    /// The shard key as stored (`None` without `shard_key`).
+    shard: Option<BsonDocument>,
     version: Option<i64>,
     increment: bool,
     /// A write of this document failed in a way that may have applied it
@@ -48,8 +48,7 @@ pub struct Doc<T: Document> {
 
 impl<T: Document> Doc<T> {
     pub(crate) fn new(model: Model<T>, value: T) -> Self {
-        let shard = crate::codec::new_document::new_document();
-        Self::with_state(model, value, Tracked::New, shard, None)
+        Self::with_state(model, value, Tracked::New, None, None)
     }
 
     pub(crate) fn loaded(model: Model<T>, loaded: Loaded<T>) -> Result<Self> {
@@ -69,7 +68,7 @@ impl<T: Document> Doc<T> {
         model: Model<T>,
         value: T,
         tracked: Tracked,
-        shard: BsonDocument,
+        shard: Option<BsonDocument>,
         version: Option<i64>,
     ) -> Self {
         Doc {
@@ -187,12 +186,12 @@ impl<T: Document> Doc<T> {
 
     /// `{_id, shard key}` of the stored document; `None` for a new one.
     pub(crate) fn target(&self) -> Option<BsonDocument> {
-        Some(request::target(self.tracked.id()?, &self.shard))
+        Some(request::target(self.tracked.id()?, self.shard()))
     }
 
     /// The shard key as stored.
-    pub(crate) fn shard(&self) -> &BsonDocument {
-        &self.shard
+    pub(crate) fn shard(&self) -> Option<&BsonDocument> {
+        self.shard.as_ref()
     }
 
     pub(crate) fn is_deleted(&self) -> bool {

@@ -30,7 +30,7 @@ pub(crate) async fn execute<T: Document>(
             // In doubt until the server answers: a caller that stops
             // waiting may leave the update applied.
             let settled = std::mem::replace(&mut doc.in_doubt, true);
-            let update = std::mem::take(update);
+            let update = crate::codec::new_document::take(update);
             let sent = update_one(doc.model(), filter, update, fence, session.as_deref_mut());
             match sent.await {
                 Ok(matched) => {

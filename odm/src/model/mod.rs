@@ -20,6 +20,7 @@ pub use document::Document;
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::Document as BsonDocument;
@@ -34,16 +35,23 @@ use crate::wire::session::send;
 
 /// The handle to the collection of model `T`. Cheap to clone; `Send + Sync`.
 pub struct Model<T> {
+    /// Both handles behind one reference count: every `Doc` holds its
+    /// model, so a load clones it and a drop releases it (one atomic
+    /// each way, not one per handle).
+    handles: Arc<Handles>,
+    _type: PhantomData<fn() -> T>,
+}
+
+/// The collection, typed for writes and for reads of raw bytes.
+struct Handles {
     docs: Collection<BsonDocument>,
     raw: Collection<RawDocumentBuf>,
-    _type: PhantomData<fn() -> T>,
 }
 
 impl<T> Clone for Model<T> {
     fn clone(&self) -> Self {
         Model {
-            docs: self.docs.clone(),
-            raw: self.raw.clone(),
+            handles: Arc::clone(&self.handles),
             _type: PhantomData,
         }
     }
@@ -52,7 +60,7 @@ impl<T> Clone for Model<T> {
 impl<T> fmt::Debug for Model<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Model")
-            .field("namespace", &self.docs.namespace().to_string())
+            .field("namespace", &self.handles.docs.namespace().to_string())
             .finish()
     }
 }
@@ -61,42 +69,44 @@ impl<T: Document> Model<T> {
     /// The handle to `T`'s collection in `db`.
     pub fn new(db: &Database) -> Self {
         let name = T::__odm_meta().collection;
-        Model {
-            docs: db.collection(name),
-            raw: db.collection(name),
-            _type: PhantomData,
-        }
+        Model::of(db.collection(name), db.collection(name))
     }
 
     /// The handle to `T` on the collection `name` of `db`, with `options`
     /// (see [`Model::with_collection`] and [`Model::with_options`]).
     pub(crate) fn on(db: &Database, name: &str, options: CollectionOptions) -> Self {
+        Model::of(
+            db.collection_with_options(name, options.clone()),
+            db.collection_with_options(name, options),
+        )
+    }
+
+    fn of(docs: Collection<BsonDocument>, raw: Collection<RawDocumentBuf>) -> Self {
         Model {
-            docs: db.collection_with_options(name, options.clone()),
-            raw: db.collection_with_options(name, options),
+            handles: Arc::new(Handles { docs, raw }),
             _type: PhantomData,
         }
     }
 
     /// The collection name.
     pub fn name(&self) -> &str {
-        self.docs.name()
+        self.handles.docs.name()
     }
 
     /// The underlying collection: an escape hatch that bypasses tracking,
     /// versioning and validation.
     pub fn collection(&self) -> &Collection<BsonDocument> {
-        &self.docs
+        &self.handles.docs
     }
 
     /// The database the collection is in.
     pub fn database(&self) -> Database {
-        let namespace = self.docs.namespace();
-        self.docs.client().database(&namespace.db)
+        let namespace = self.handles.docs.namespace();
+        self.handles.docs.client().database(&namespace.db)
     }
 
     pub(crate) fn raw_collection(&self) -> &Collection<RawDocumentBuf> {
-        &self.raw
+        &self.handles.raw
     }
 
     /// An unsaved document; its first `save()` inserts it.
@@ -122,7 +132,9 @@ impl<T: Document> Model<T> {
         session: Option<&mut ClientSession>,
     ) -> Result<Option<RawDocumentBuf>> {
         let log = Command::new(self.name(), "find").filter(&filter);
-        let found = log.send(send(self.raw.find_one(filter), session)).await;
+        let found = log
+            .send(send(self.handles.raw.find_one(filter), session))
+            .await;
         found.map_err(|e| from_driver(e, self.name()))
     }
 }

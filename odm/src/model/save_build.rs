@@ -32,7 +32,7 @@ pub fn save_build<T: Document>(doc: &mut Doc<T>) -> usize {
     let mut request = write::update::<T>(id.clone(), target, doc.version(), plan, None);
     match &mut request.send {
         Send::Update { filter, update } => {
-            let update = std::mem::take(update);
+            let update = crate::codec::new_document::take(update);
             std::hint::black_box(filter.clone());
             update.len()
         }

@@ -179,9 +179,9 @@ pub(crate) fn not_found(collection: &str, filter: BsonDocument) -> Error {
 
 /// The document a stored `Doc` is: `{_id: id}` plus its shard key, as
 /// loaded.
-pub(crate) fn target(id: &Bson, shard: &BsonDocument) -> BsonDocument {
+pub(crate) fn target(id: &Bson, shard: Option<&BsonDocument>) -> BsonDocument {
     let mut target = crate::codec::new_document::document_of("_id", id.clone());
-    for (key, value) in shard {
+    for (key, value) in shard.into_iter().flatten() {
         target.insert(key.clone(), value.clone());
     }
     target

@@ -13,8 +13,12 @@ use crate::plan::diff::Change;
 /// `{field: value}` for every shard key field of `stored` (a stored
 /// document, or the value as written), in declaration order. A field the
 /// document lacks is `null`, which matches a missing field as MongoDB
-/// treats a missing shard key field.
-pub(crate) fn values(fields: &[&str], stored: &RawDocument) -> Result<BsonDocument> {
+/// treats a missing shard key field. `None` for a model without a shard
+/// key (the usual case, which a load then pays nothing for).
+pub(crate) fn values(fields: &[&str], stored: &RawDocument) -> Result<Option<BsonDocument>> {
+    if fields.is_empty() {
+        return Ok(None);
+    }
     let mut values = crate::codec::new_document::new_document();
     for field in fields {
         let value = match stored.get(field).map_err(raw_error)? {
@@ -23,7 +27,7 @@ pub(crate) fn values(fields: &[&str], stored: &RawDocument) -> Result<BsonDocume
         };
         values.insert(*field, value);
     }
-    Ok(values)
+    Ok(Some(values))
 }
 
 /// Refuses a save whose `changes` write a shard key field (or under it):
@@ -76,9 +80,9 @@ mod tests {
         let stored = rawdoc! { "_id": 1, "region": "eu", "tenant": 7, "x": 1 };
         assert_eq!(
             values(&["tenant", "region", "zone"], &stored).unwrap(),
-            doc! { "tenant": 7, "region": "eu", "zone": null }
+            Some(doc! { "tenant": 7, "region": "eu", "zone": null })
         );
-        assert_eq!(values(&[], &stored).unwrap(), doc! {});
+        assert_eq!(values(&[], &stored).unwrap(), None);
     }
 
     #[test]
