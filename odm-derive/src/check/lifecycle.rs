@@ -1,4 +1,5 @@
-//! Rules of `shard_key(..)`: each entry names a stored field, once.
+//! Rules of `shard_key(..)`: each entry names a stored field, once, and
+//! not the field `timestamps` stamps on every save.
 
 use crate::ast::Container;
 use crate::ctxt::Ctxt;
@@ -28,6 +29,16 @@ pub fn check(cx: &Ctxt, cont: &Container) {
                 ),
             ),
             Some(f) if f.bson_name == "_id" => {}
+            Some(f) if stamped(cont).is_some_and(|name| name == f.bson_name) => cx
+                .error_spanned_by(
+                    ident,
+                    format!(
+                        "`{ident}` is stamped by `timestamps` on every save (stored as `{}`, \
+                         its updated_at field), so it cannot be part of the shard key, which a \
+                         save never changes; the created_at field, written once, can be",
+                        f.bson_name
+                    ),
+                ),
             Some(_) => {}
         }
         if idents[..i].contains(ident) {
@@ -37,4 +48,10 @@ pub fn check(cx: &Ctxt, cont: &Container) {
             );
         }
     }
+}
+
+/// The BSON name of the field `timestamps` writes on every save.
+fn stamped<'c>(cont: &'c Container) -> Option<&'c str> {
+    let (_, ts) = cont.attrs.timestamps.as_ref()?;
+    Some(&ts.updated_at)
 }

@@ -80,12 +80,14 @@ fn ready<T: Document>(doc: &mut Doc<T>, at: Option<DateTime>, fence: Option<i64>
     }
     doc.validate().map_err(Error::Validation)?;
     let mut plan = doc.plan()?;
-    restamp(&mut plan)?;
     let id = doc
         .stored_id()
         .expect("a stored document has an id")
         .clone();
+    // The shard key rule judges the value's changes, before the stamp, as
+    // in `save()`.
     shard::check(meta.shard_key, &plan.changes, meta.collection, &id)?;
+    restamp(&mut plan)?;
     let (filter, update) = statement(doc, &plan, fence);
     Ok(if update.is_empty() {
         Step::Check { plan, id, filter }
