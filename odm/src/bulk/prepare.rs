@@ -8,11 +8,11 @@ use mongodb::bson::{Bson, DateTime, Document as BsonDocument};
 use mongodb::ClientSession;
 
 use crate::codec::version_key::FENCE;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::doc::Doc;
 use crate::model::Document;
 use crate::plan::request::fence;
-use crate::plan::request::{self, shard, Plan};
+use crate::plan::request::{self, Plan};
 
 /// One `Doc`, ready.
 pub(crate) enum Step {
@@ -65,10 +65,10 @@ fn ready<T: Document>(doc: &mut Doc<T>, at: Option<DateTime>, fence: Option<i64>
         None => Ok(()),
     };
     let meta = T::__odm_meta();
-    if doc.is_new() {
-        let mut plan = crate::model::insert_id::plan_with_id(doc)?;
-        doc.validate().map_err(Error::Validation)?;
-        restamp(&mut plan)?;
+    let is_new = doc.is_new();
+    let mut plan = crate::model::save::planned(doc)?;
+    restamp(&mut plan)?;
+    if is_new {
         let mut stored = plan.current.clone();
         if let Some(key) = meta.versioning.key {
             crate::bson_release::append(&mut stored, key, 0i32);
@@ -78,16 +78,10 @@ fn ready<T: Document>(doc: &mut Doc<T>, at: Option<DateTime>, fence: Option<i64>
         }
         return Ok(Step::Insert { plan, stored });
     }
-    doc.validate().map_err(Error::Validation)?;
-    let mut plan = doc.plan()?;
     let id = doc
         .stored_id()
         .expect("a stored document has an id")
         .clone();
-    // The shard key rule judges the value's changes, before the stamp, as
-    // in `save()`.
-    shard::check(meta.shard_key, &plan.changes, meta.collection, &id)?;
-    restamp(&mut plan)?;
     let (filter, update) = statement(doc, &plan, fence);
     Ok(if update.is_empty() {
         Step::Check { plan, id, filter }

@@ -10,7 +10,7 @@ use crate::model::doc::Doc;
 use crate::model::execute::execute;
 use crate::model::hooks::{self, HookContext};
 use crate::model::Document;
-use crate::plan::request::{self, shard, write};
+use crate::plan::request::{self, shard, write, Plan};
 use crate::wire::session::awaitable;
 
 /// A pending [`Doc::save`]; `.await` it, optionally after
@@ -107,6 +107,24 @@ pub(crate) async fn before_write<'s, T: Document>(
     Ok(session)
 }
 
+/// What every save of `doc` plans after its hook, alone or in a batch: an
+/// id for a new document and the validators, or for a stored one the
+/// validators, the plan and the shard key rule (on the value's changes,
+/// before any stamp).
+pub(crate) fn planned<T: Document>(doc: &mut Doc<T>) -> Result<Plan> {
+    if doc.is_new() {
+        let plan = crate::model::insert_id::plan_with_id(doc)?;
+        doc.validate().map_err(Error::Validation)?;
+        return Ok(plan);
+    }
+    doc.validate().map_err(Error::Validation)?;
+    let plan = doc.plan()?;
+    let meta = T::__odm_meta();
+    let id = doc.stored_id().expect("a stored document has an id");
+    shard::check(meta.shard_key, &plan.changes, meta.collection, id)?;
+    Ok(plan)
+}
+
 /// A save, top-down: `before_save`, the plan (an id for a new document,
 /// the validators, the shard key rule, the server's clock), the one
 /// request it makes, sent and committed by the one executor, `after_save`.
@@ -118,17 +136,7 @@ async fn run<T: Document>(
     session = before_write(doc, session).await?;
     let meta = T::__odm_meta();
     let is_new = doc.is_new();
-    let mut plan = if is_new {
-        let plan = crate::model::insert_id::plan_with_id(doc)?;
-        doc.validate().map_err(Error::Validation)?;
-        plan
-    } else {
-        doc.validate().map_err(Error::Validation)?;
-        let plan = doc.plan()?;
-        let id = doc.stored_id().expect("a stored document has an id");
-        shard::check(meta.shard_key, &plan.changes, meta.collection, id)?;
-        plan
-    };
+    let mut plan = planned(doc)?;
     let database = doc.model().database();
     crate::wire::server_clock::restamp::<T>(&mut plan, &database, doc.model().name()).await?;
     let request = match (doc.stored_id(), doc.target()) {

@@ -6,7 +6,6 @@ use futures_util::FutureExt;
 
 use crate::model::doc::Doc;
 use crate::model::Document;
-use crate::plan::request::shard;
 use crate::plan::request::write::{self, Send};
 
 /// Does for a loaded `doc` what [`Doc::save`] does before the driver sends
@@ -23,11 +22,9 @@ pub fn save_build<T: Document>(doc: &mut Doc<T>) -> usize {
         .now_or_never()
         .expect("a hook that waits on nothing")
         .expect("before_save passes");
-    doc.validate().expect("the value is valid");
-    let plan = doc.plan().expect("the value serializes");
-    let meta = T::__odm_meta();
+    assert!(!doc.is_new(), "a loaded document");
+    let plan = crate::model::save::planned(doc).expect("the save is planned");
     let id = doc.stored_id().expect("a loaded document");
-    shard::check(meta.shard_key, &plan.changes, meta.collection, id).expect("the shard key holds");
     let target = doc.target().expect("a loaded document");
     let mut request = write::update::<T>(id.clone(), target, doc.version(), plan, None);
     match &mut request.send {
