@@ -13,9 +13,8 @@ struct Order {
     updated_at: Option<DateTime>,
 }
 
-// Only the stamped field is refused: the creation time (written once) and
-// a field that merely has the default name of the stamped one may be part
-// of the shard key.
+// Only the stamped field is refused, not the creation time nor a field
+// that merely has the default name of the stamped one.
 #[derive(Serialize, Deserialize, Document)]
 #[odm(timestamps(updated_at = "modified"), shard_key(created, touched, modified))]
 struct Renamed {

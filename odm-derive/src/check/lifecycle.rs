@@ -1,5 +1,5 @@
 //! Rules of `shard_key(..)`: each entry names a stored field, once, and
-//! not the field `timestamps` stamps on every save.
+//! not the field `timestamps` stamps on every save that writes.
 
 use crate::ast::Container;
 use crate::ctxt::Ctxt;
@@ -33,9 +33,9 @@ pub fn check(cx: &Ctxt, cont: &Container) {
                 .error_spanned_by(
                     ident,
                     format!(
-                        "`{ident}` is stamped by `timestamps` on every save (stored as `{}`, \
-                         its updated_at field), so it cannot be part of the shard key, which a \
-                         save never changes; the created_at field, written once, can be",
+                        "`{ident}` is stamped by `timestamps` on every save that writes \
+                         (stored as `{}`, its updated_at field), so it cannot be part of the \
+                         shard key, which a save never changes",
                         f.bson_name
                     ),
                 ),

@@ -109,8 +109,10 @@ pub(crate) async fn before_write<'s, T: Document>(
 
 /// What every save of `doc` plans after its hook, alone or in a batch: an
 /// id for a new document and the validators, or for a stored one the
-/// validators, the plan and the shard key rule (on the value's changes,
-/// before any stamp).
+/// validators, the plan (its client-clock stamp of `updated_at`
+/// included) and the shard key rule on the plan's changes. The server's
+/// clock, for a model that asks for it, restamps after (the value, not
+/// the paths).
 pub(crate) fn planned<T: Document>(doc: &mut Doc<T>) -> Result<Plan> {
     if doc.is_new() {
         let plan = crate::model::insert_id::plan_with_id(doc)?;
