@@ -385,3 +385,49 @@ async fn a_second_duplicate_key_is_returned_and_in_a_session_the_first() {
     assert_eq!(stored.get_str("plan").unwrap(), "trial");
     m.finish().await;
 }
+
+/// A filter that fixes `createdAt` by equality: the inserted document keeps
+/// the filter's value instead of the clock's, so it matches its filter and
+/// the same upsert again updates it rather than inserting a second one.
+#[tokio::test]
+async fn a_filter_that_fixes_created_at_keeps_it_on_insert() {
+    let t = TestDb::new().await;
+    let users = User::model(&t.db);
+    let day = DateTime::from_millis(1_700_000_000_000);
+    for (filter, email) in [
+        (doc! { "email": "a@b.c", "createdAt": day }, "a@b.c"),
+        (
+            doc! { "$and": [{ "email": "d@e.f" }, { "createdAt": { "$eq": day } }] },
+            "d@e.f",
+        ),
+    ] {
+        let first = users
+            .upsert(filter.clone())
+            .set(doc! { "lastRequest": 1_i64 })
+            .set_on_insert(doc! { "email": email, "plan": "free" })
+            .await
+            .unwrap();
+        assert_eq!(
+            first.created_at,
+            Some(day),
+            "the filter's value, not the clock's"
+        );
+        assert!(first.updated_at > Some(day), "updatedAt is still stamped");
+        let second = users
+            .upsert(filter)
+            .set(doc! { "lastRequest": 2_i64 })
+            .await
+            .unwrap();
+        assert_eq!(second.id, first.id, "the same document, updated");
+        assert_eq!(second.created_at, Some(day));
+        assert_eq!(second.last_request, 2);
+        let stored = stored(&users, email).await;
+        assert_eq!(stored.get_datetime("createdAt").unwrap(), &day);
+        let count = users
+            .collection()
+            .count_documents(doc! { "email": email })
+            .await
+            .unwrap();
+        assert_eq!(count, 1, "one document for the filter");
+    }
+}

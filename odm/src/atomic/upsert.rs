@@ -80,7 +80,12 @@ impl<T: Document> Model<T> {
     ///   would insert a duplicate). An update that writes the version key
     ///   itself is sent in the operator form, as given.
     /// - With `#[odm(timestamps)]`: `$set: {updatedAt: now}` and
-    ///   `$setOnInsert: {createdAt: now}`, unless the update writes them.
+    ///   `$setOnInsert: {createdAt: now}`, unless the update writes them,
+    ///   or, for `createdAt`, the filter fixes it by equality
+    ///   (`{createdAt: t}`, `{createdAt: {$eq: t}}`, also in a top-level
+    ///   `$and`): an inserted document keeps the filter's value, so it
+    ///   matches the filter it was inserted for and the next upsert of that
+    ///   filter updates it instead of inserting another.
     ///
     /// The inserted document must deserialize into `T`: the filter's
     /// equality fields, `set` and `set_on_insert` together must hold every

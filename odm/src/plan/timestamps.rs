@@ -140,17 +140,83 @@ fn with_fields(raw: &RawDocumentBuf, fields: &[(&str, DateTime)]) -> Result<RawD
     Ok(out)
 }
 
-/// Adds `$set: {updated_at: now}` (and, for an upsert, `$setOnInsert:
-/// {created_at: now}`) to an update, unless the update already writes the
-/// field. The same `now` for both, so an inserted document has equal times.
-pub(crate) fn stamp_update<T: Schema>(update: &mut BsonDocument, upsert: bool, now: DateTime) {
+/// Adds `$set: {updated_at: now}` (and, for an upsert of `filter`,
+/// `$setOnInsert: {created_at: now}`) to an update, unless the update
+/// already writes the field, or the upsert's filter fixes `created_at`
+/// ([`fixed_by`]). The same `now` for both, so an inserted document has
+/// equal times.
+pub(crate) fn stamp_update<T: Schema>(
+    update: &mut BsonDocument,
+    upsert: Option<&BsonDocument>,
+    now: DateTime,
+) {
     let Some(ts) = T::__odm_meta().timestamps else {
         return;
     };
     if !update_ops::touches(update, ts.updated_at) {
         update_ops::add(update, "$set", ts.updated_at, Bson::DateTime(now));
     }
-    if upsert && !update_ops::touches(update, ts.created_at) {
+    let Some(filter) = upsert else {
+        return;
+    };
+    if !update_ops::touches(update, ts.created_at) && !fixed_by(filter, ts.created_at) {
         update_ops::add(update, "$setOnInsert", ts.created_at, Bson::DateTime(now));
+    }
+}
+
+/// Whether `filter` fixes the top-level `field` by equality (`{field: v}`
+/// with `v` not an operator document, or `{field: {$eq: v}}`, also inside
+/// a top-level `$and`). The server gives a document an upsert inserts that
+/// value; a stamp of the field would replace it, and the document would
+/// then not match the filter it was inserted for (the next upsert of the
+/// same filter would insert another), nor, on a sharded collection whose
+/// shard key holds the field, the shard key the write was routed by.
+pub(crate) fn fixed_by(filter: &BsonDocument, field: &str) -> bool {
+    let equal = |value: &Bson| match value {
+        Bson::Document(d) => match d.keys().next() {
+            Some(op) if op.starts_with('$') => d.len() == 1 && d.contains_key("$eq"),
+            _ => true,
+        },
+        _ => true,
+    };
+    if filter.get(field).is_some_and(equal) {
+        return true;
+    }
+    match filter.get("$and") {
+        Some(Bson::Array(terms)) => terms.iter().any(|term| match term {
+            Bson::Document(term) => fixed_by(term, field),
+            _ => false,
+        }),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mongodb::bson::doc;
+
+    use super::fixed_by;
+
+    #[test]
+    fn a_filter_fixes_a_field_by_equality_only() {
+        let at = mongodb::bson::DateTime::from_millis(5);
+        for fixed in [
+            doc! { "createdAt": at },
+            doc! { "createdAt": { "$eq": at } },
+            doc! { "createdAt": { "day": 1 } },
+            doc! { "$and": [{ "tenant": 1 }, { "createdAt": at }] },
+        ] {
+            assert!(fixed_by(&fixed, "createdAt"), "{fixed}");
+        }
+        for open in [
+            doc! { "email": "a" },
+            doc! { "createdAt": { "$gt": at } },
+            doc! { "createdAt": { "$eq": at, "$ne": at } },
+            doc! { "createdAt.day": 1 },
+            doc! { "$or": [{ "createdAt": at }] },
+            doc! { "$and": [{ "createdAt": { "$lt": at } }] },
+        ] {
+            assert!(!fixed_by(&open, "createdAt"), "{open}");
+        }
     }
 }

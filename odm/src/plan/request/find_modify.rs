@@ -149,7 +149,7 @@ pub(crate) fn claim<T: Schema>(
 
 /// `update` plus the version bump and the `updated_at` stamp.
 fn claim_update<T: Schema>(mut update: BsonDocument, now: DateTime) -> BsonDocument {
-    timestamps::stamp_update::<T>(&mut update, false, now);
+    timestamps::stamp_update::<T>(&mut update, None, now);
     if let Some(key) = T::__odm_meta().versioning.key {
         if !update_ops::touches(&update, key) {
             update_ops::add(&mut update, "$inc", key, Bson::Int32(1));
@@ -173,7 +173,7 @@ pub(crate) fn upsert<T: Schema>(
     fence: Option<i64>,
     now: DateTime,
 ) -> FindModify {
-    let update = upsert_update::<T>(set, set_on_insert, fence, now);
+    let update = upsert_update::<T>(&filter, set, set_on_insert, fence, now);
     let mut sent = match fence {
         Some(token) => fence::filter(filter.clone(), token),
         None => filter.clone(),
@@ -202,6 +202,7 @@ pub(crate) fn upsert<T: Schema>(
 /// What an upsert sends: the operator form, or on a versioned model the
 /// pipeline form that also bumps the version of an updated document.
 fn upsert_update<T: Schema>(
+    filter: &BsonDocument,
     set: BsonDocument,
     set_on_insert: BsonDocument,
     fence: Option<i64>,
@@ -214,7 +215,7 @@ fn upsert_update<T: Schema>(
     if !set_on_insert.is_empty() {
         update.insert("$setOnInsert", set_on_insert);
     }
-    timestamps::stamp_update::<T>(&mut update, true, now);
+    timestamps::stamp_update::<T>(&mut update, Some(filter), now);
     if let Some(token) = fence {
         fence::stamp(&mut update, token);
     }
