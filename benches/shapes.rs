@@ -114,6 +114,9 @@ fn bench_floor<T>(
     measure(plan, out, shape, "floor_de", |_| {
         black_box(odm::bson::from_slice::<T>(black_box(raw.as_bytes())).unwrap());
     });
+    measure(plan, out, shape, "floor_request", |i| {
+        black_box(counter_request(black_box(&id), 0, counter_value(i)));
+    });
     let session = lsid();
     measure(plan, out, shape, "floor_update_one", |i| {
         let (filter, update) = counter_request(black_box(&id), 0, counter_value(i));
@@ -147,10 +150,11 @@ fn bench_floor<T>(
 
 /// `odm / floor` for each row that has a floor, then the memory rows.
 fn print_floors(rows: &[Row], held: &Held) {
-    const PAIRS: [(&str, &str); 5] = [
+    const PAIRS: [(&str, &str); 6] = [
         ("load", "floor_de"),
         ("save_build_scalar", "floor_ser"),
         ("save_build_scalar", "floor_ser_raw"),
+        ("save_build_scalar", "floor_request"),
         ("save_build_scalar", "floor_update_one"),
         ("delta_scalar", "floor_ser"),
     ];

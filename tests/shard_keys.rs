@@ -1,12 +1,16 @@
 //! `#[odm(shard_key(..))]`: the shard key as loaded is in the filter of
 //! every save, reload and delete, and changing it fails before anything
-//! is sent.
+//! is sent, by a save, a claim or the update of an upsert.
 //!
 //! This server is one replica set, not a sharded cluster: these tests prove
 //! what odm sends (the exact filter) and that a document whose stored shard
 //! key differs from the loaded one is not matched. The routing itself is
 //! mongos's, and is not tested here.
 
+mod common;
+
+use common::Monitored;
+use odm::bson::Bson;
 use odm::prelude::*;
 use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
@@ -191,4 +195,108 @@ async fn a_missing_shard_key_field_is_matched_as_null() {
         .unwrap();
     assert_eq!(s, doc! { "_id": 1_i64, "paid": true, "__v": 0 });
     t.finish().await;
+}
+
+/// A `ShardKey` error of a claim or an upsert: no one document named.
+fn refused_field(e: &Error) -> (&str, &str) {
+    let Error::ShardKey(k) = e else {
+        panic!("{e:?}")
+    };
+    assert_eq!(k.id, Bson::Null);
+    (k.field.as_str(), k.path.as_str())
+}
+
+#[tokio::test]
+async fn a_claim_that_writes_the_shard_key_is_refused_before_sending() {
+    let m = Monitored::new("shard-claim").await;
+    let orders = Order::model(m.db());
+    let o = orders.create(order()).await.unwrap();
+    m.monitor.clear();
+    for update in [
+        doc! { "$set": { "total": 1, "regionCode": "us" } },
+        doc! { "$inc": { "tenant": 1 } },
+        doc! { "$unset": { "regionCode": "" } },
+    ] {
+        let e = orders
+            .claim(doc! { "_id": o.id }, update.clone())
+            .await
+            .unwrap_err();
+        let field = if update.get_document("$inc").is_ok() {
+            "tenant"
+        } else {
+            "regionCode"
+        };
+        assert_eq!(refused_field(&e), (field, field), "{update}");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "cannot change shard key field \"{field}\" (path \"{field}\") of the matched \
+                 documents in collection \"orders\": a stored document keeps its shard key; \
+                 nothing was sent"
+            )
+        );
+    }
+    assert!(m.monitor.all().is_empty(), "nothing was sent");
+    let s = stored(&orders, o.id).await.unwrap();
+    assert_eq!(
+        (
+            s.get_i32("tenant").unwrap(),
+            s.get_str("regionCode").unwrap()
+        ),
+        (7, "eu")
+    );
+    // A claim of other fields goes through, filtered as given.
+    let claimed = orders
+        .claim(
+            doc! { "_id": o.id, "tenant": 7, "regionCode": "eu" },
+            doc! { "$set": { "total": 11 } },
+        )
+        .await
+        .unwrap()
+        .expect("claimed");
+    assert_eq!((claimed.total, claimed.version()), (11, Some(1)));
+    m.finish().await;
+}
+
+#[tokio::test]
+async fn an_upsert_may_insert_the_shard_key_but_not_update_it() {
+    let m = Monitored::new("shard-upsert").await;
+    let orders = Order::model(m.db());
+    let o = orders.create(order()).await.unwrap();
+    m.monitor.clear();
+    let e = orders
+        .upsert(doc! { "_id": o.id })
+        .set(doc! { "total": 5, "regionCode": "us" })
+        .await
+        .unwrap_err();
+    assert_eq!(refused_field(&e), ("regionCode", "regionCode"));
+    assert!(m.monitor.all().is_empty(), "nothing was sent");
+    assert_eq!(stored_total(&orders, o.id).await, 10);
+
+    // The key in the filter or in `set_on_insert` is written on insert
+    // only: a stored document keeps its own.
+    let new_id = ObjectId::new();
+    for id in [new_id, o.id] {
+        let up = orders
+            .upsert(doc! { "_id": id, "tenant": 9 })
+            .set(doc! { "total": 21 })
+            .set_on_insert(doc! { "regionCode": "ap", "lines": [] })
+            .await;
+        if id == o.id {
+            // The stored order is tenant 7: the filter matches nothing and
+            // the insert hits the same `_id`.
+            assert!(matches!(up, Err(Error::DuplicateKey(_))), "{up:?}");
+        } else {
+            let up = up.unwrap();
+            assert_eq!((up.tenant, up.region.as_str(), up.total), (9, "ap", 21));
+        }
+    }
+    let again = orders
+        .upsert(doc! { "_id": new_id, "tenant": 9 })
+        .set(doc! { "total": 22 })
+        .set_on_insert(doc! { "regionCode": "xx" })
+        .await
+        .unwrap();
+    assert_eq!((again.region.as_str(), again.total), ("ap", 22));
+    m.finish().await;
 }

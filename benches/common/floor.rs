@@ -6,6 +6,9 @@
 //! - `floor_ser_raw`: `bson::to_raw_document_buf(&value)` (what a user of the
 //!   raw-document API calls).
 //! - `floor_de`: `bson::from_slice::<T>(stored bytes)`.
+//! - `floor_request`: the owned `(filter, update)` pair the driver's
+//!   `update_one` takes, built by the user's two `doc!`s and dropped: what
+//!   any caller of the driver pays before the driver starts.
 //! - `floor_update_one`: one `update_one(filter, update)` of the same
 //!   `(filter, update)` the `save_build_scalar` row computes, as the driver
 //!   (3.9) prepares it before any I/O: the user's two `doc!`s, then what

@@ -9,7 +9,7 @@ use crate::model::doc::Doc;
 use crate::model::execute_atomic::execute_atomic;
 use crate::model::Document;
 use crate::model::Model;
-use crate::plan::request::find_modify;
+use crate::plan::request::{find_modify, shard};
 use crate::wire::server_clock;
 use crate::wire::session::awaitable;
 
@@ -65,6 +65,11 @@ impl<T: Document> Model<T> {
     /// [`Error::Version`](crate::Error::Version) instead of overwriting the
     /// claim. The returned `Doc` carries the new version. With
     /// `#[odm(timestamps)]` the update also sets `updatedAt`.
+    ///
+    /// On a model with `#[odm(shard_key(..))]`, an `update` that writes at,
+    /// under or above a shard key field fails with
+    /// [`Error::ShardKey`](crate::Error::ShardKey) before anything is sent,
+    /// as a save that changes the shard key does.
     ///
     /// A claim that fails with a lost connection or a write concern error
     /// may have landed: the document is then claimed, but the caller got an
@@ -123,6 +128,7 @@ awaitable! {
             session,
             fence,
         } = self;
+        shard::check_update(T::__odm_meta().shard_key, &update, model.name())?;
         let now = server_clock::now::<T>(&model.database(), model.name()).await?;
         let request = find_modify::claim::<T>(filter, update, sort, fence, now);
         let claimed = execute_atomic(model, &request, session).await?;

@@ -10,7 +10,7 @@ use crate::model::doc::Doc;
 use crate::model::execute_atomic::execute_atomic;
 use crate::model::Document;
 use crate::model::Model;
-use crate::plan::request::{find_modify, not_found};
+use crate::plan::request::{find_modify, not_found, shard};
 use crate::wire::server_clock;
 use crate::wire::session::awaitable;
 
@@ -87,6 +87,14 @@ impl<T: Document> Model<T> {
     ///   matches the filter it was inserted for and the next upsert of that
     ///   filter updates it instead of inserting another.
     ///
+    /// On a model with `#[odm(shard_key(..))]`, a `set` path at, under or
+    /// above a shard key field fails with
+    /// [`Error::ShardKey`](crate::Error::ShardKey) before anything is sent:
+    /// on the update branch it would change a stored document's shard key,
+    /// which no odm write does. Give the key in the filter (by equality,
+    /// which MongoDB requires of an upsert on a sharded collection anyway)
+    /// or in [`set_on_insert`](Upsert::set_on_insert).
+    ///
     /// The inserted document must deserialize into `T`: the filter's
     /// equality fields, `set` and `set_on_insert` together must hold every
     /// required field (and the `_id`, unless it is an `ObjectId` the server
@@ -162,6 +170,8 @@ async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
         session,
         fence,
     } = upsert;
+    let paths = set.keys().map(String::as_str);
+    shard::check_paths(T::__odm_meta().shard_key, paths, model.name())?;
     let now = server_clock::now::<T>(&model.database(), model.name()).await?;
     let request = find_modify::upsert::<T>(filter, set, set_on_insert, fence, now);
     match execute_atomic(model, &request, session).await? {

@@ -3,7 +3,7 @@
 
 use mongodb::bson::{Bson, DateTime, Document};
 
-use crate::error::{Error, Result, ShardKeyError, ValidationErrors};
+use crate::error::{Error, Result, ValidationErrors};
 use crate::plan::update_ops;
 use crate::schema::meta::Meta;
 
@@ -31,12 +31,7 @@ pub(crate) fn prepare(
     if update.is_empty() || update.keys().any(|k| !k.starts_with('$')) {
         return Ok(update);
     }
-    for (op, body) in &update {
-        let Bson::Document(body) = body else { continue };
-        for path in body.keys() {
-            shard_key(meta, collection, op, path)?;
-        }
-    }
+    crate::plan::request::shard::check_update(meta.shard_key, &update, collection)?;
     let mut errors = ValidationErrors::new();
     for op in CHECKED {
         let Some(Bson::Document(body)) = update.get(op) else {
@@ -62,23 +57,6 @@ pub(crate) fn prepare(
         }
     }
     Ok(update)
-}
-
-/// Refuses a path at, under or above a shard key field.
-fn shard_key(meta: &Meta, collection: &str, _op: &str, path: &str) -> Result<()> {
-    let hit = meta
-        .shard_key
-        .iter()
-        .find(|f| update_ops::same_or_under(path, f) || update_ops::same_or_under(f, path));
-    match hit {
-        Some(field) => Err(Error::ShardKey(Box::new(ShardKeyError {
-            collection: collection.to_string(),
-            id: Bson::Null,
-            field: field.to_string(),
-            path: path.to_string(),
-        }))),
-        None => Ok(()),
-    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use mongodb::bson::{Bson, Document as BsonDocument};
 use crate::codec::scan::raw_error;
 use crate::error::{Error, Result, ShardKeyError};
 use crate::plan::diff::Change;
+use crate::plan::update_ops::same_or_under;
 
 /// `{field: value}` for every shard key field of `stored` (a stored
 /// document, or the value as written), in declaration order. A field the
@@ -49,6 +50,47 @@ pub(crate) fn check(
         }
     }
     Ok(())
+}
+
+/// Refuses a path the caller writes to stored documents (an operator
+/// update's, or an upsert's `set`) at, under or above a shard key field:
+/// `update_many`, `claim` and the update branch of `upsert` keep the
+/// shard key as save() does. `Bson::Null` as the error's id: no one
+/// document is named.
+pub(crate) fn check_paths<'p>(
+    fields: &[&str],
+    paths: impl IntoIterator<Item = &'p str>,
+    collection: &str,
+) -> Result<()> {
+    for path in paths {
+        let hit = fields
+            .iter()
+            .find(|f| same_or_under(path, f) || same_or_under(f, path));
+        if let Some(field) = hit {
+            return Err(Error::ShardKey(Box::new(ShardKeyError {
+                collection: collection.to_string(),
+                id: Bson::Null,
+                field: field.to_string(),
+                path: path.to_string(),
+            })));
+        }
+    }
+    Ok(())
+}
+
+/// [`check_paths`] on every path of every operator of `update`
+/// (`{$set: {..}, $inc: {..}}`); an entry that is not an operator with a
+/// document is left for the server to refuse.
+pub(crate) fn check_update(fields: &[&str], update: &BsonDocument, collection: &str) -> Result<()> {
+    let paths = update
+        .iter()
+        .filter(|(op, _)| op.starts_with('$'))
+        .filter_map(|(_, body)| match body {
+            Bson::Document(body) => Some(body.keys().map(String::as_str)),
+            _ => None,
+        })
+        .flatten();
+    check_paths(fields, paths, collection)
 }
 
 /// `path` is `field` or a path under it.
@@ -103,5 +145,40 @@ mod tests {
         )
         .is_ok());
         assert!(check(&[], &[set("tenant")], "users", &id).is_ok());
+    }
+
+    #[test]
+    fn an_update_path_at_under_or_above_a_shard_key_field_is_refused() {
+        let refused =
+            |update: BsonDocument| match check_update(&["tenant", "geo.zone"], &update, "users") {
+                Err(Error::ShardKey(e)) => Some((e.field, e.path, e.id)),
+                Err(e) => panic!("{e:?}"),
+                Ok(()) => None,
+            };
+        let hit = |field: &str, path: &str| Some((field.to_string(), path.to_string(), Bson::Null));
+        assert_eq!(
+            refused(doc! { "$set": { "a": 1 }, "$inc": { "tenant": 1 } }),
+            hit("tenant", "tenant")
+        );
+        assert_eq!(
+            refused(doc! { "$unset": { "tenant.x": "" } }),
+            hit("tenant", "tenant.x")
+        );
+        assert_eq!(
+            refused(doc! { "$set": { "geo": {} } }),
+            hit("geo.zone", "geo")
+        );
+        assert_eq!(
+            refused(doc! { "$set": { "geo.zone.x": 1 } }),
+            hit("geo.zone", "geo.zone.x")
+        );
+        // Other fields, look-alike names, and entries that are not operators.
+        assert_eq!(
+            refused(doc! { "$set": { "tenantName": 1, "geo.area": 2 } }),
+            None
+        );
+        assert_eq!(refused(doc! { "tenant": 1, "$set": 5 }), None);
+        assert!(check_paths(&[], ["tenant"], "users").is_ok());
+        assert!(check_paths(&["tenant"], ["name", "tenant"], "users").is_err());
     }
 }
