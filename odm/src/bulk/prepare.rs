@@ -22,12 +22,13 @@ pub(crate) enum Step {
     Insert { plan: Plan, stored: RawDocumentBuf },
     /// A stored document with something to write. On the `bulkWrite`
     /// path `filter` and `update` move into the driver's write model (the
-    /// step then holds empty ones).
+    /// step then holds `None`: [`statement`] builds them again where
+    /// needed).
     Update {
         plan: Plan,
         id: Bson,
-        filter: BsonDocument,
-        update: BsonDocument,
+        filter: Option<BsonDocument>,
+        update: Option<BsonDocument>,
     },
     /// A stored document with nothing to write: `save()` checks that it
     /// (at this version) still exists.
@@ -89,8 +90,8 @@ fn ready<T: Document>(doc: &mut Doc<T>, at: Option<DateTime>, fence: Option<i64>
         Step::Update {
             plan,
             id,
-            filter,
-            update,
+            filter: Some(filter),
+            update: Some(update),
         }
     })
 }
@@ -124,7 +125,8 @@ pub(crate) fn refill<T: Document>(docs: &[Doc<T>], steps: &mut [Step], fence: Op
             ..
         } = step
         {
-            (*filter, *update) = statement(doc, plan, fence);
+            let (f, u) = statement(doc, plan, fence);
+            (*filter, *update) = (Some(f), Some(u));
         }
     }
 }
@@ -134,11 +136,8 @@ pub(crate) fn refill<T: Document>(docs: &[Doc<T>], steps: &mut [Step], fence: Op
 pub(crate) fn sent_filter<T: Document>(
     doc: &Doc<T>,
     plan: &Plan,
-    filter: BsonDocument,
+    filter: Option<BsonDocument>,
     fence: Option<i64>,
 ) -> BsonDocument {
-    match filter.is_empty() {
-        true => statement(doc, plan, fence).0,
-        false => filter,
-    }
+    filter.unwrap_or_else(|| statement(doc, plan, fence).0)
 }

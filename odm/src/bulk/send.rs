@@ -11,7 +11,6 @@ use super::commands::{self, Sent, Statement};
 use super::path::{self, BulkPath, Limits};
 use super::prepare::Step;
 use super::resolve::Expect;
-use crate::codec::new_document::take;
 use crate::model::Document;
 use crate::model::Model;
 use crate::plan::request::Plan;
@@ -129,8 +128,9 @@ pub(crate) fn command_statements<'s, T: Document>(
                 update,
             } => Some(Statement::Update {
                 id,
-                filter,
-                update,
+                // Both are held again (`refill`) before the commands.
+                filter: filter.as_ref().expect("an update step's filter"),
+                update: update.as_ref().expect("an update step's update"),
                 expect: expect(plan, *version, key, fence),
             }),
             _ => None,
@@ -166,8 +166,8 @@ async fn bulk_write<T: Document>(
 }
 
 /// The driver's write models of `steps`' statements, in order, each
-/// update's filter and update moved into its model (the step keeps empty
-/// ones: [`statement`](super::prepare::statement) builds them again where
+/// update's filter and update moved into its model (the step keeps `None`:
+/// [`statement`](super::prepare::statement) builds them again where
 /// needed).
 pub(crate) fn write_models<T: Document>(
     model: &Model<T>,
@@ -189,8 +189,8 @@ pub(crate) fn write_models<T: Document>(
             }
             Step::Update { filter, update, .. } => UpdateOneModel::builder()
                 .namespace(namespace.clone())
-                .filter(take(filter))
-                .update(take(update))
+                .filter(filter.take().expect("an update step's filter"))
+                .update(update.take().expect("an update step's update"))
                 .build()
                 .into(),
             Step::Check { .. } | Step::Done(_) => continue,
