@@ -12,6 +12,7 @@ pub(crate) mod scan;
 #[cfg(test)]
 mod scan_tests;
 pub(crate) mod strict;
+pub(crate) mod text;
 pub(crate) mod version_key;
 
 use std::borrow::Cow;

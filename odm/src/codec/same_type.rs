@@ -6,7 +6,8 @@
 //! those back through an extended-JSON map, which costs more than all the
 //! rest of a small document.
 //!
-//! The one module of odm with unsafe code: each block says why it is sound.
+//! With `text`, one of the two modules of odm with unsafe code: each
+//! block says why it is sound.
 
 #![allow(unsafe_code)]
 

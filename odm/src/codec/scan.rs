@@ -26,7 +26,7 @@ pub(crate) struct Elem<'a> {
 impl<'a> Elem<'a> {
     /// Same type, same bytes: the same value (a NaN equals itself).
     pub fn same(&self, other: &Elem<'_>) -> bool {
-        self.tag == other.tag && self.value == other.value
+        self.tag == other.tag && crate::codec::text::same(self.value, other.value)
     }
 
     pub fn is_document(&self) -> bool {
@@ -38,7 +38,10 @@ impl<'a> Elem<'a> {
     }
 
     pub fn key_str(&self) -> Result<&'a str, Error> {
-        std::str::from_utf8(self.key).map_err(raw_error)
+        match crate::codec::text::utf8(self.key) {
+            Some(key) => Ok(key),
+            None => std::str::from_utf8(self.key).map_err(raw_error),
+        }
     }
 
     /// The value decoded by `bson` (validated).
@@ -84,11 +87,7 @@ impl<'a> Elem<'a> {
                 if len < 1 || len as usize != text.len() || text[text.len() - 1] != 0 {
                     return None;
                 }
-                Bson::String(
-                    std::str::from_utf8(&text[..text.len() - 1])
-                        .ok()?
-                        .to_owned(),
-                )
+                Bson::String(crate::codec::text::utf8(&text[..text.len() - 1])?.to_owned())
             }
             0x07 => Bson::ObjectId(mongodb::bson::oid::ObjectId::from_bytes(v.try_into().ok()?)),
             0x08 => match v {

@@ -8,6 +8,7 @@ use serde::de::{self, DeserializeSeed, Deserializer as _, Visitor};
 use serde::forward_to_deserialize_any;
 
 use super::{read_i32, tag, GiveUp, Result, Value};
+use crate::codec::text::same;
 
 /// The elements of a document or array, read one at a time.
 pub(super) struct Elements<'de> {
@@ -70,16 +71,19 @@ impl<'de> Elements<'de> {
     /// Whether a key is never shown (see [`skipping`](Self::skipping)).
     fn hides(&self, key: &[u8]) -> bool {
         self.top
-            && (key == crate::codec::version_key::FENCE.as_bytes()
-                || self.skip.is_some_and(|skip| skip.as_bytes() == key))
+            && (same(key, crate::codec::version_key::FENCE.as_bytes())
+                || self.skip.is_some_and(|skip| same(skip.as_bytes(), key)))
     }
 
     /// A key as text. A key equal to one of the struct's field names is
     /// that name (valid UTF-8 by construction, no need to check it again).
     fn key(&mut self, key: &'de [u8]) -> Result<&'de str> {
         let at = match self.fields.get(self.next_field) {
-            Some(field) if field.as_bytes() == key => Some(self.next_field),
-            _ => self.fields.iter().position(|field| field.as_bytes() == key),
+            Some(field) if same(field.as_bytes(), key) => Some(self.next_field),
+            _ => self
+                .fields
+                .iter()
+                .position(|field| same(field.as_bytes(), key)),
         };
         match at {
             Some(at) => {

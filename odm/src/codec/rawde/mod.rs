@@ -137,7 +137,7 @@ pub(crate) struct Value<'de> {
 impl<'de> Value<'de> {
     /// A string's text: length prefix, UTF-8 bytes, NUL (checked on read).
     fn str(&self) -> Result<&'de str> {
-        std::str::from_utf8(&self.data[4..self.data.len() - 1]).map_err(|_| GiveUp)
+        crate::codec::text::utf8(&self.data[4..self.data.len() - 1]).ok_or(GiveUp)
     }
 
     /// What reading the element checks beyond its size: a string's UTF-8,

@@ -6,6 +6,7 @@
 
 use super::{diff_value, is_awkward, join, whole, Out};
 use crate::codec::scan::{common_prefix, Elem, Walk};
+use crate::codec::text;
 use crate::error::Error;
 
 /// The most keys a document walked in step may have: the keys are checked
@@ -100,7 +101,7 @@ fn changed_pairs<'a>(old: &'a [u8], new: &'a [u8]) -> Option<(usize, Pairs<'a>)>
                 a.key
             }
             Ok(Some(a)) => match after.next_elem() {
-                Ok(Some(b)) if a.key == b.key => {
+                Ok(Some(b)) if text::same(a.key, b.key) => {
                     if !a.same(&b) {
                         if let Some(slot) = pairs.get_mut(changed) {
                             *slot = (a, b);
