@@ -26,6 +26,12 @@ struct Person {
     age: i32,
 }
 
+/// Held by every test here that sends a time limit: the server's
+/// `maxTimeAlwaysTimeOut` fail point (`max_time_is_enforced_by_the_server`)
+/// times out the next operation with a limit from any client, so a read
+/// of another test running beside it could take its one time-out.
+static MAX_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 async fn seeded(label: &str) -> (Monitored, Model<Person>) {
     let m = Monitored::new(label).await;
     let people = Person::model(m.db());
@@ -55,6 +61,7 @@ fn ids(found: &[Doc<Person>]) -> Vec<i64> {
 
 #[tokio::test]
 async fn find_sends_every_read_option_by_the_drivers_name() {
+    let _time_limits = MAX_TIME.lock().await;
     let (m, people) = seeded("read-find").await;
     let found = people
         .find(doc! { "email": "BOB@X.IO" })
@@ -92,6 +99,7 @@ async fn find_sends_every_read_option_by_the_drivers_name() {
 
 #[tokio::test]
 async fn find_one_and_count_take_the_same_options() {
+    let _time_limits = MAX_TIME.lock().await;
     let (m, people) = seeded("read-one-count").await;
     let one = people
         .find_one(doc! { "email": "ANN@X.IO" })
@@ -198,6 +206,7 @@ async fn a_hint_naming_no_index_is_the_servers_refusal() {
 
 #[tokio::test]
 async fn max_time_is_enforced_by_the_server() {
+    let _time_limits = MAX_TIME.lock().await;
     let Some(m) = Monitored::with_fail_points("read-max-time").await else {
         return;
     };
