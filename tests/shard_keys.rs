@@ -11,6 +11,7 @@ mod common;
 
 use common::Monitored;
 use odm::bson::Bson;
+use odm::ShardKeyRule;
 use odm::prelude::*;
 use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
@@ -259,44 +260,59 @@ async fn a_claim_that_writes_the_shard_key_is_refused_before_sending() {
 }
 
 #[tokio::test]
-async fn an_upsert_may_insert_the_shard_key_but_not_update_it() {
+async fn an_upsert_must_fix_the_shard_key_and_may_not_change_it() {
     let m = Monitored::new("shard-upsert").await;
     let orders = Order::model(m.db());
     let o = orders.create(order()).await.unwrap();
     m.monitor.clear();
+    // A `set` of a shard key field would change the stored document's key.
     let e = orders
-        .upsert(doc! { "_id": o.id })
+        .upsert(doc! { "_id": o.id, "tenant": 7, "regionCode": "eu" })
         .set(doc! { "total": 5, "regionCode": "us" })
         .await
         .unwrap_err();
     assert_eq!(refused_field(&e), ("regionCode", "regionCode"));
+    let Error::ShardKey(k) = &e else { unreachable!() };
+    assert_eq!(k.rule, ShardKeyRule::Changed);
+    // A filter that does not fix the whole key cannot be routed.
+    for filter in [
+        doc! { "_id": o.id, "tenant": 7 },
+        doc! { "_id": o.id, "tenant": 7, "regionCode": { "$in": ["eu"] } },
+    ] {
+        let e = orders
+            .upsert(filter.clone())
+            .set(doc! { "total": 5 })
+            .await
+            .unwrap_err();
+        assert_eq!(refused_field(&e), ("regionCode", "regionCode"), "{filter}");
+        let Error::ShardKey(k) = &e else { unreachable!() };
+        assert_eq!(k.rule, ShardKeyRule::NotInFilter);
+        assert_eq!(
+            e.to_string(),
+            "upsert into collection \"orders\" does not fix shard key field \"regionCode\" by \
+             equality in its filter: MongoDB routes an upsert by its whole shard key; nothing \
+             was sent"
+        );
+    }
     assert!(m.monitor.all().is_empty(), "nothing was sent");
     assert_eq!(stored_total(&orders, o.id).await, 10);
 
-    // The key in the filter or in `set_on_insert` is written on insert
-    // only: a stored document keeps its own.
-    let new_id = ObjectId::new();
-    for id in [new_id, o.id] {
-        let up = orders
-            .upsert(doc! { "_id": id, "tenant": 9 })
-            .set(doc! { "total": 21 })
-            .set_on_insert(doc! { "regionCode": "ap", "lines": [] })
-            .await;
-        if id == o.id {
-            // The stored order is tenant 7: the filter matches nothing and
-            // the insert hits the same `_id`.
-            assert!(matches!(up, Err(Error::DuplicateKey(_))), "{up:?}");
-        } else {
-            let up = up.unwrap();
-            assert_eq!((up.tenant, up.region.as_str(), up.total), (9, "ap", 21));
-        }
-    }
+    // With the whole key in the filter: inserted with it, then updated.
+    let id = ObjectId::new();
+    let key = doc! { "_id": id, "$and": [{ "tenant": 9 }, { "regionCode": { "$eq": "ap" } }] };
+    let up = orders
+        .upsert(key.clone())
+        .set(doc! { "total": 21 })
+        .set_on_insert(doc! { "lines": [] })
+        .await
+        .unwrap();
+    assert_eq!((up.tenant, up.region.as_str(), up.total), (9, "ap", 21));
     let again = orders
-        .upsert(doc! { "_id": new_id, "tenant": 9 })
+        .upsert(key)
         .set(doc! { "total": 22 })
-        .set_on_insert(doc! { "regionCode": "xx" })
         .await
         .unwrap();
     assert_eq!((again.region.as_str(), again.total), ("ap", 22));
+    assert_eq!(again.version(), Some(1));
     m.finish().await;
 }

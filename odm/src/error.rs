@@ -33,7 +33,9 @@ pub use watch::{WatchError, WatchErrorKind};
 pub(crate) use classify::may_have_applied;
 pub(crate) use driver::{from_driver, Cause, Described};
 pub(crate) use duplicate::complete_insert;
-pub use kinds::{DeserializeError, DuplicateKeyError, HookError, NotFoundError, ShardKeyError};
+pub use kinds::{
+    DeserializeError, DuplicateKeyError, HookError, NotFoundError, ShardKeyError, ShardKeyRule,
+};
 pub use lock::{FencedError, LeaseLostError, LeaseTimeoutError};
 pub use validation::{ValidationError, ValidationErrors};
 pub use values::values_shown;

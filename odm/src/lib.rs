@@ -53,7 +53,7 @@ pub use codec::array::BsonArray;
 pub use error::{
     values_shown, ApplicationError, BatchError, BatchRefusal, DeserializeError, DuplicateKeyError,
     Error, FencedError, HookError, LeaseLostError, LeaseTimeoutError, NotFoundError, Result,
-    ShardKeyError, ValidationError, ValidationErrors, VersionError,
+    ShardKeyError, ShardKeyRule, ValidationError, ValidationErrors, VersionError,
 };
 pub use fields::{FieldPath, Fields, Flattened};
 pub use index::{IndexError, SyncIndexes, SyncReport};

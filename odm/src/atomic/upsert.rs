@@ -87,13 +87,17 @@ impl<T: Document> Model<T> {
     ///   matches the filter it was inserted for and the next upsert of that
     ///   filter updates it instead of inserting another.
     ///
-    /// On a model with `#[odm(shard_key(..))]`, a `set` path at, under or
-    /// above a shard key field fails with
-    /// [`Error::ShardKey`](crate::Error::ShardKey) before anything is sent:
-    /// on the update branch it would change a stored document's shard key,
-    /// which no odm write does. Give the key in the filter (by equality,
-    /// which MongoDB requires of an upsert on a sharded collection anyway)
-    /// or in [`set_on_insert`](Upsert::set_on_insert).
+    /// On a model with `#[odm(shard_key(..))]`, two rules are checked
+    /// before anything is sent, each failing with
+    /// [`Error::ShardKey`](crate::Error::ShardKey) (its
+    /// [`rule`](crate::ShardKeyError::rule) says which): the filter must
+    /// fix every shard key field by equality, as MongoDB requires of an
+    /// upsert on a sharded collection (so a model fails the same way on a
+    /// replica set in development); and no `set` path may be at, under or
+    /// above a shard key field, since on the update branch it would change
+    /// a stored document's shard key, which no odm write does (a `set` of
+    /// the value the filter already fixes is refused too: the filter alone
+    /// gives it to an inserted document).
     ///
     /// The inserted document must deserialize into `T`: the filter's
     /// equality fields, `set` and `set_on_insert` together must hold every
@@ -170,8 +174,9 @@ async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
         session,
         fence,
     } = upsert;
-    let paths = set.keys().map(String::as_str);
-    shard::check_paths(T::__odm_meta().shard_key, paths, model.name())?;
+    let shard_key = T::__odm_meta().shard_key;
+    shard::check_upsert_filter(shard_key, &filter, model.name())?;
+    shard::check_paths(shard_key, set.keys().map(String::as_str), model.name())?;
     let now = server_clock::now::<T>(&model.database(), model.name()).await?;
     let request = find_modify::upsert::<T>(filter, set, set_on_insert, fence, now);
     match execute_atomic(model, &request, session).await? {

@@ -180,18 +180,38 @@ impl fmt::Display for DeserializeError {
 
 impl std::error::Error for DeserializeError {}
 
-/// A save that would change a shard key field of a stored document.
+/// A write refused before sending for its model's shard key
+/// (`#[odm(shard_key(..))]`): one that would change a shard key field of a
+/// stored document, or an upsert whose filter does not give the whole key
+/// ([`rule`](ShardKeyError::rule) says which).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ShardKeyError {
     /// The model's collection.
     pub collection: String,
-    /// The `_id` of the document.
+    /// The `_id` of the document; `null` when the write names no one
+    /// document (a claim, an upsert, `update_many`).
     pub id: Bson,
     /// The shard key field (BSON name).
     pub field: String,
-    /// The path the save would have written (the field or a path under it).
+    /// The path the write would have written (the field, or a path under
+    /// or above it); for [`ShardKeyRule::NotInFilter`], the field.
     pub path: String,
+    /// Which rule refused the write.
+    pub rule: ShardKeyRule,
+}
+
+/// Which shard key rule refused a write ([`ShardKeyError::rule`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ShardKeyRule {
+    /// The write would change a shard key field of a stored document:
+    /// a stored document keeps its shard key.
+    Changed,
+    /// An upsert's filter does not fix this shard key field by equality:
+    /// MongoDB routes an upsert on a sharded collection by its whole
+    /// shard key, and refuses one it cannot route.
+    NotInFilter,
 }
 
 impl ShardKeyError {
@@ -207,14 +227,25 @@ impl ShardKeyError {
     pub fn field(&self) -> &str {
         &self.field
     }
-    /// The path the save would have written.
+    /// The path the write would have written.
     pub fn path(&self) -> &str {
         &self.path
+    }
+    /// Which rule refused the write.
+    pub fn rule(&self) -> ShardKeyRule {
+        self.rule
     }
 }
 
 impl fmt::Display for ShardKeyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.rule == ShardKeyRule::NotInFilter {
+            return write!(
+                f,
+                "upsert into collection \"{}\" does not fix shard key field \"{}\" by equality in its filter: MongoDB routes an upsert by its whole shard key; nothing was sent",
+                self.collection, self.field
+            );
+        }
         let of = match &self.id {
             // A set-based write (`update_many`) names no document.
             Bson::Null => "the matched documents".to_string(),

@@ -15,6 +15,7 @@
 //! - [`tracked`]: what a `Doc` remembers of the stored document.
 
 pub(crate) mod diff;
+pub(crate) mod filter_terms;
 pub(crate) mod guard;
 pub(crate) mod paths;
 pub(crate) mod request;

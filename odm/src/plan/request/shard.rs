@@ -7,8 +7,9 @@ use mongodb::bson::raw::RawDocument;
 use mongodb::bson::{Bson, Document as BsonDocument};
 
 use crate::codec::scan::raw_error;
-use crate::error::{Error, Result, ShardKeyError};
+use crate::error::{Error, Result, ShardKeyError, ShardKeyRule};
 use crate::plan::diff::Change;
+use crate::plan::filter_terms::fixed_by;
 use crate::plan::update_ops::same_or_under;
 
 /// `{field: value}` for every shard key field of `stored` (a stored
@@ -46,6 +47,7 @@ pub(crate) fn check(
                 id: id.clone(),
                 field: field.to_string(),
                 path: change.path.clone(),
+                rule: ShardKeyRule::Changed,
             })));
         }
     }
@@ -72,25 +74,56 @@ pub(crate) fn check_paths<'p>(
                 id: Bson::Null,
                 field: field.to_string(),
                 path: path.to_string(),
+                rule: ShardKeyRule::Changed,
             })));
         }
     }
     Ok(())
 }
 
-/// [`check_paths`] on every path of every operator of `update`
-/// (`{$set: {..}, $inc: {..}}`); an entry that is not an operator with a
-/// document is left for the server to refuse.
+/// [`check_paths`] on every path every operator of `update` writes
+/// (`{$set: {..}, $inc: {..}}`): each key, and for `$rename` also each
+/// new name (`{$rename: {old: new}}` writes `new`). An entry that is not
+/// an operator with a document is left for the server to refuse.
 pub(crate) fn check_update(fields: &[&str], update: &BsonDocument, collection: &str) -> Result<()> {
-    let paths = update
+    let bodies = update
         .iter()
         .filter(|(op, _)| op.starts_with('$'))
-        .filter_map(|(_, body)| match body {
-            Bson::Document(body) => Some(body.keys().map(String::as_str)),
+        .filter_map(|(op, body)| match body {
+            Bson::Document(body) => Some((op == "$rename", body)),
             _ => None,
-        })
-        .flatten();
-    check_paths(fields, paths, collection)
+        });
+    for (rename, body) in bodies {
+        let renamed_to = body
+            .values()
+            .filter(|_| rename)
+            .filter_map(Bson::as_str);
+        check_paths(fields, body.keys().map(String::as_str).chain(renamed_to), collection)?;
+    }
+    Ok(())
+}
+
+/// Refuses an upsert whose `filter` does not fix every shard key field by
+/// equality ([`fixed_by`]): MongoDB routes an upsert on a sharded
+/// collection by its whole shard key, and the document it may insert
+/// takes its key from there. Refused before sending on any deployment, so
+/// a model declared with a shard key fails the same way in development on
+/// a replica set as in production on a sharded cluster.
+pub(crate) fn check_upsert_filter(
+    fields: &[&str],
+    filter: &BsonDocument,
+    collection: &str,
+) -> Result<()> {
+    match fields.iter().find(|f| !fixed_by(filter, f)) {
+        Some(field) => Err(Error::ShardKey(Box::new(ShardKeyError {
+            collection: collection.to_string(),
+            id: Bson::Null,
+            field: field.to_string(),
+            path: field.to_string(),
+            rule: ShardKeyRule::NotInFilter,
+        }))),
+        None => Ok(()),
+    }
 }
 
 /// `path` is `field` or a path under it.
@@ -172,6 +205,20 @@ mod tests {
             refused(doc! { "$set": { "geo.zone.x": 1 } }),
             hit("geo.zone", "geo.zone.x")
         );
+        // `$rename` writes its new name (and removes its old one).
+        assert_eq!(
+            refused(doc! { "$rename": { "oldTenant": "tenant" } }),
+            hit("tenant", "tenant")
+        );
+        assert_eq!(
+            refused(doc! { "$rename": { "tenant": "formerTenant" } }),
+            hit("tenant", "tenant")
+        );
+        assert_eq!(
+            refused(doc! { "$rename": { "a": "geo.zone.y" } }),
+            hit("geo.zone", "geo.zone.y")
+        );
+        assert_eq!(refused(doc! { "$set": { "b": "tenant" } }), None);
         // Other fields, look-alike names, and entries that are not operators.
         assert_eq!(
             refused(doc! { "$set": { "tenantName": 1, "geo.area": 2 } }),
@@ -180,5 +227,28 @@ mod tests {
         assert_eq!(refused(doc! { "tenant": 1, "$set": 5 }), None);
         assert!(check_paths(&[], ["tenant"], "users").is_ok());
         assert!(check_paths(&["tenant"], ["name", "tenant"], "users").is_err());
+    }
+
+    #[test]
+    fn an_upsert_filter_must_fix_every_shard_key_field() {
+        let fields = ["tenant", "region"];
+        for fixed in [
+            doc! { "tenant": 7, "region": "eu", "email": "a" },
+            doc! { "$and": [{ "tenant": { "$eq": 7 } }, { "region": "eu" }] },
+        ] {
+            assert!(check_upsert_filter(&fields, &fixed, "users").is_ok(), "{fixed}");
+        }
+        for (open, missing) in [
+            (doc! { "email": "a" }, "tenant"),
+            (doc! { "tenant": 7 }, "region"),
+            (doc! { "tenant": { "$in": [7] }, "region": "eu" }, "tenant"),
+            (doc! { "$or": [{ "tenant": 7, "region": "eu" }] }, "tenant"),
+        ] {
+            let Err(Error::ShardKey(e)) = check_upsert_filter(&fields, &open, "users") else {
+                panic!("{open} accepted")
+            };
+            assert_eq!((e.field.as_str(), e.rule), (missing, ShardKeyRule::NotInFilter));
+        }
+        assert!(check_upsert_filter(&[], &doc! {}, "users").is_ok());
     }
 }
