@@ -11,8 +11,8 @@ mod common;
 
 use common::Monitored;
 use odm::bson::Bson;
-use odm::ShardKeyRule;
 use odm::prelude::*;
+use odm::ShardKeyRule;
 use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
@@ -217,6 +217,7 @@ async fn a_claim_that_writes_the_shard_key_is_refused_before_sending() {
         doc! { "$set": { "total": 1, "regionCode": "us" } },
         doc! { "$inc": { "tenant": 1 } },
         doc! { "$unset": { "regionCode": "" } },
+        doc! { "$rename": { "total": "regionCode" } },
     ] {
         let e = orders
             .claim(doc! { "_id": o.id }, update.clone())
@@ -272,7 +273,9 @@ async fn an_upsert_must_fix_the_shard_key_and_may_not_change_it() {
         .await
         .unwrap_err();
     assert_eq!(refused_field(&e), ("regionCode", "regionCode"));
-    let Error::ShardKey(k) = &e else { unreachable!() };
+    let Error::ShardKey(k) = &e else {
+        unreachable!()
+    };
     assert_eq!(k.rule, ShardKeyRule::Changed);
     // A filter that does not fix the whole key cannot be routed.
     for filter in [
@@ -285,7 +288,9 @@ async fn an_upsert_must_fix_the_shard_key_and_may_not_change_it() {
             .await
             .unwrap_err();
         assert_eq!(refused_field(&e), ("regionCode", "regionCode"), "{filter}");
-        let Error::ShardKey(k) = &e else { unreachable!() };
+        let Error::ShardKey(k) = &e else {
+            unreachable!()
+        };
         assert_eq!(k.rule, ShardKeyRule::NotInFilter);
         assert_eq!(
             e.to_string(),
@@ -307,11 +312,7 @@ async fn an_upsert_must_fix_the_shard_key_and_may_not_change_it() {
         .await
         .unwrap();
     assert_eq!((up.tenant, up.region.as_str(), up.total), (9, "ap", 21));
-    let again = orders
-        .upsert(key)
-        .set(doc! { "total": 22 })
-        .await
-        .unwrap();
+    let again = orders.upsert(key).set(doc! { "total": 22 }).await.unwrap();
     assert_eq!((again.region.as_str(), again.total), ("ap", 22));
     assert_eq!(again.version(), Some(1));
     m.finish().await;

@@ -13,8 +13,8 @@ use mongodb::bson::{Bson, DateTime, Document as BsonDocument};
 
 use crate::error::Result;
 use crate::plan::diff::{raw_error, Change, Op};
-use crate::plan::request::Plan;
 use crate::plan::filter_terms::fixed_by;
+use crate::plan::request::Plan;
 use crate::plan::update_ops;
 use crate::schema::Schema;
 
@@ -164,4 +164,3 @@ pub(crate) fn stamp_update<T: Schema>(
         update_ops::add(update, "$setOnInsert", ts.created_at, Bson::DateTime(now));
     }
 }
-

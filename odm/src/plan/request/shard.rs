@@ -94,11 +94,12 @@ pub(crate) fn check_update(fields: &[&str], update: &BsonDocument, collection: &
             _ => None,
         });
     for (rename, body) in bodies {
-        let renamed_to = body
-            .values()
-            .filter(|_| rename)
-            .filter_map(Bson::as_str);
-        check_paths(fields, body.keys().map(String::as_str).chain(renamed_to), collection)?;
+        let renamed_to = body.values().filter(|_| rename).filter_map(Bson::as_str);
+        check_paths(
+            fields,
+            body.keys().map(String::as_str).chain(renamed_to),
+            collection,
+        )?;
     }
     Ok(())
 }
@@ -236,7 +237,10 @@ mod tests {
             doc! { "tenant": 7, "region": "eu", "email": "a" },
             doc! { "$and": [{ "tenant": { "$eq": 7 } }, { "region": "eu" }] },
         ] {
-            assert!(check_upsert_filter(&fields, &fixed, "users").is_ok(), "{fixed}");
+            assert!(
+                check_upsert_filter(&fields, &fixed, "users").is_ok(),
+                "{fixed}"
+            );
         }
         for (open, missing) in [
             (doc! { "email": "a" }, "tenant"),
@@ -247,7 +251,10 @@ mod tests {
             let Err(Error::ShardKey(e)) = check_upsert_filter(&fields, &open, "users") else {
                 panic!("{open} accepted")
             };
-            assert_eq!((e.field.as_str(), e.rule), (missing, ShardKeyRule::NotInFilter));
+            assert_eq!(
+                (e.field.as_str(), e.rule),
+                (missing, ShardKeyRule::NotInFilter)
+            );
         }
         assert!(check_upsert_filter(&[], &doc! {}, "users").is_ok());
     }
