@@ -41,7 +41,7 @@ pub(crate) fn check(
     id: &Bson,
 ) -> Result<()> {
     for change in changes {
-        if let Some(field) = fields.iter().find(|f| under(&change.path, f)) {
+        if let Some(field) = fields.iter().find(|f| same_or_under(&change.path, f)) {
             return Err(Error::ShardKey(Box::new(ShardKeyError {
                 collection: collection.to_string(),
                 id: id.clone(),
@@ -125,12 +125,6 @@ pub(crate) fn check_upsert_filter(
         }))),
         None => Ok(()),
     }
-}
-
-/// `path` is `field` or a path under it.
-fn under(path: &str, field: &str) -> bool {
-    path.strip_prefix(field)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
 }
 
 #[cfg(test)]
