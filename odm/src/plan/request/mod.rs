@@ -150,11 +150,11 @@ pub(crate) fn no_match(
         || crate::plan::guard::guarded(&plan.changes, plan.effect.check)
         || !plan.rewrites.is_empty()
     {
-        Error::Version(Box::new(VersionError {
+        Error::Version(Box::new(VersionError::new(
             id,
-            version: version.unwrap_or(0),
-            modified_paths: versioning::modified_paths(&plan.changes),
-        }))
+            version.unwrap_or(0),
+            versioning::modified_paths(&plan.changes),
+        )))
     } else {
         not_found(collection, filter)
     }

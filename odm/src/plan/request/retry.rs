@@ -42,11 +42,7 @@ mod tests {
     use crate::error::{NotFoundError, VersionError};
 
     fn version_error() -> Error {
-        Error::Version(Box::new(VersionError {
-            id: Bson::Int32(1),
-            version: 0,
-            modified_paths: Vec::new(),
-        }))
+        Error::Version(Box::new(VersionError::new(Bson::Int32(1), 0, Vec::new())))
     }
 
     #[test]
