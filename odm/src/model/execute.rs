@@ -49,7 +49,7 @@ pub(crate) async fn execute<T: Document>(
         Send::Delete(filter) => delete_one(doc.model(), filter, session.as_deref_mut()).await?,
     };
     if matched == 0 {
-        return Err(missed(doc.model(), &request, session).await?);
+        return Err(missed(doc, &request, session).await?);
     }
     match request.commit {
         Commit::Saved { id, plan, inserted } => doc.commit(id, plan, inserted),
@@ -61,10 +61,14 @@ pub(crate) async fn execute<T: Document>(
 /// The error of `request` having matched nothing, after its follow-up
 /// reads.
 async fn missed<T: Document>(
-    model: &Model<T>,
+    doc: &Doc<T>,
     request: &Request,
     mut session: Option<&mut ClientSession>,
 ) -> Result<crate::Error> {
+    if request.follow_up.stored {
+        return crate::model::refused::missed(doc, request, session).await;
+    }
+    let model = doc.model();
     let follow_up = &request.follow_up;
     if let Some((target, token)) = &follow_up.fence {
         let collection = model.raw_collection();

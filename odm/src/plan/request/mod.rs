@@ -146,10 +146,7 @@ pub(crate) fn no_match(
     filter: BsonDocument,
     plan: &Plan,
 ) -> Error {
-    if plan.effect.any()
-        || crate::plan::guard::guarded(&plan.changes, plan.effect.check)
-        || !plan.rewrites.is_empty()
-    {
+    if may_be_stale(plan) {
         Error::Version(Box::new(VersionError::new(
             id,
             version.unwrap_or(0),
@@ -158,6 +155,15 @@ pub(crate) fn no_match(
     } else {
         not_found(collection, filter)
     }
+}
+
+/// Whether a save of `plan` that matched nothing is refused as stale
+/// ([`Error::Version`]) when its document still exists: it checked the
+/// version, a guard or a rewrite guard.
+pub(crate) fn may_be_stale(plan: &Plan) -> bool {
+    plan.effect.any()
+        || crate::plan::guard::guarded(&plan.changes, plan.effect.check)
+        || !plan.rewrites.is_empty()
 }
 
 /// Whether a save whose filter matched nothing may have failed only on a

@@ -7,7 +7,7 @@
 use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::{Bson, Document as BsonDocument};
 
-use super::{fence, no_match, not_found, only_guarded, Plan};
+use super::{fence, may_be_stale, no_match, not_found, only_guarded, Plan};
 use crate::codec;
 use crate::codec::version_key::FENCE;
 use crate::error::{Error, Result};
@@ -51,6 +51,11 @@ pub(crate) struct FollowUp {
     /// (`{_id, shard key}`) still exists, telling a stale copy from a
     /// deleted document ([`Error::NotFound`] if not).
     pub exists: Option<BsonDocument>,
+    /// A save that may be refused as stale: read the whole document
+    /// instead (one read, which also answers `fence` and `exists`), so
+    /// the version error names what the store changed since the load
+    /// ([`VersionError::stored_changes`](crate::VersionError::stored_changes)).
+    pub stored: bool,
 }
 
 /// What the `Doc` takes on when the write landed. (One per write, moved
@@ -135,12 +140,18 @@ pub(crate) fn update<T: Schema>(
         filter = fence::filter(filter, token);
         fence::stamp(&mut update, token);
     }
+    let stored = may_be_stale(&plan);
     let (send, follow_up) = if update.is_empty() {
-        (Send::Check(filter), FollowUp::default())
+        let follow_up = FollowUp {
+            stored,
+            ..FollowUp::default()
+        };
+        (Send::Check(filter), follow_up)
     } else {
         let follow_up = FollowUp {
             fence: fence.map(|token| (target.clone(), token)),
             exists: only_guarded(&plan).then_some(target),
+            stored,
         };
         (Send::Update { filter, update }, follow_up)
     };
