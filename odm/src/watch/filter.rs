@@ -31,8 +31,11 @@ const EVENT_KEYS: [&str; 14] = [
 /// documents) to change events: the events of [`WITH_DOCUMENT`] whose
 /// `fullDocument` matches, and every other event. `Err` names a top-level
 /// operator that cannot be moved under `fullDocument` (`$expr`, `$where`,
-/// `$text`, ...).
-pub(crate) fn match_stage(filter: &BsonDocument) -> Result<BsonDocument, String> {
+/// `$text`, ...), or a key of the change events themselves
+/// (`operationType`, `ns`, `updateDescription`, ...) that is not one of
+/// `fields` (the model's stored field names), pointing at `pipeline`.
+pub(crate) fn match_stage(filter: &BsonDocument, fields: &[&str]) -> Result<BsonDocument, String> {
+    refuse_event_keys(filter, fields)?;
     let moved = under_full_document(filter)?;
     Ok(doc! {
         "$match": {
