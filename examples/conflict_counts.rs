@@ -27,11 +27,9 @@ async fn main() -> odm::Result<()> {
     println!("conflict_counts\n");
     // The counting layer, and the events printed as they come.
     let counter = feature::ConflictCounter::default();
-    let printed = tracing_subscriber::fmt::layer()
-        .without_time()
-        .with_filter(tracing_subscriber::filter::filter_fn(|m| {
-            m.target() == "odm::conflict"
-        }));
+    let printed = tracing_subscriber::fmt::layer().without_time().with_filter(
+        tracing_subscriber::filter::filter_fn(|m| m.target() == "odm::conflict"),
+    );
     let subscriber = tracing_subscriber::registry()
         .with(counter.clone())
         .with(printed);

@@ -183,14 +183,21 @@ async fn a_filter_operator_that_reads_the_whole_event_is_refused() {
 async fn a_filter_naming_a_key_of_the_events_is_refused_pointing_at_the_pipeline() {
     let t = TestDb::new().await;
     let members = Member::model(&t.db);
-    for key in ["operationType", "ns.coll", "updateDescription.updatedFields.status"] {
+    for key in [
+        "operationType",
+        "ns.coll",
+        "updateDescription.updatedFields.status",
+    ] {
         let err = members.watch().filter(doc! { key: "x" }).await.unwrap_err();
         let Error::Watch(e) = &err else {
             panic!("{err:?}")
         };
         assert!(matches!(e.kind, WatchErrorKind::Filter { .. }), "{e:?}");
         let text = err.to_string();
-        assert!(text.contains(&format!("\"{key}\" names a key of the change events")), "{text}");
+        assert!(
+            text.contains(&format!("\"{key}\" names a key of the change events")),
+            "{text}"
+        );
         assert!(text.contains("`pipeline`"), "{text}");
     }
     // The same condition as a stage of the pipeline is taken.
@@ -200,7 +207,10 @@ async fn a_filter_naming_a_key_of_the_events_is_refused_pointing_at_the_pipeline
         .await
         .unwrap();
     members.create(member(1, "NEW")).await.unwrap();
-    assert_eq!(next(&mut stream).await.unwrap().id(), Some(&odm::bson::Bson::Int64(1)));
+    assert_eq!(
+        next(&mut stream).await.unwrap().id(),
+        Some(&odm::bson::Bson::Int64(1))
+    );
     // The client's shutdown waits for its cursors.
     drop(stream);
     t.finish().await;

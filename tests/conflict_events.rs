@@ -81,14 +81,14 @@ impl Visit for Fields<'_> {
         self.0.insert(field.name().to_string(), value.to_string());
     }
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        self.0.insert(field.name().to_string(), format!("{value:?}"));
+        self.0
+            .insert(field.name().to_string(), format!("{value:?}"));
     }
 }
 
 impl Subscriber for Capture {
     fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        metadata.target() == "odm::conflict"
-            || (self.values && metadata.target() == "odm::command")
+        metadata.target() == "odm::conflict" || (self.values && metadata.target() == "odm::command")
     }
     fn new_span(&self, _: &Attributes<'_>) -> Id {
         Id::from_u64(1)
@@ -177,7 +177,11 @@ async fn each_stale_doc_of_a_bulk_save_is_one_event() {
         for id in 1..=3 {
             accounts.create(account(id)).await.unwrap();
         }
-        let mut batch = accounts.find(doc! {}).sort(doc! { "_id": 1 }).await.unwrap();
+        let mut batch = accounts
+            .find(doc! {})
+            .sort(doc! { "_id": 1 })
+            .await
+            .unwrap();
         for id in [1, 3] {
             let mut other = accounts.find_by_id(id).await.unwrap().unwrap();
             other.balance = 100;
@@ -270,7 +274,10 @@ async fn fenced_refusals_of_a_save_a_claim_and_an_upsert_are_events() {
         assert!(capture.take().is_empty());
 
         stale.status = "STALE".into();
-        assert!(matches!(stale.save().fenced(&old).await, Err(Error::Fenced(_))));
+        assert!(matches!(
+            stale.save().fenced(&old).await,
+            Err(Error::Fenced(_))
+        ));
         let claimed = accounts
             .claim(doc! { "_id": 1 }, doc! { "$set": { "status": "C" } })
             .fenced(&old)
@@ -289,7 +296,11 @@ async fn fenced_refusals_of_a_save_a_claim_and_an_upsert_are_events() {
             .collect();
         assert_eq!(
             seen,
-            [("save", "fenced"), ("claim", "fenced"), ("upsert", "fenced")],
+            [
+                ("save", "fenced"),
+                ("claim", "fenced"),
+                ("upsert", "fenced")
+            ],
             "{events:?}"
         );
         for e in &events {
@@ -315,7 +326,10 @@ async fn an_upsert_sent_again_after_a_duplicate_key_is_one_event() {
             .upsert(doc! { "email": "1@example.com", "status": "OTHER" })
             .set_on_insert(doc! { "_id": 2_i64, "balance": 0_i64 })
             .await;
-        assert!(matches!(refused, Err(Error::DuplicateKey(_))), "{refused:?}");
+        assert!(
+            matches!(refused, Err(Error::DuplicateKey(_))),
+            "{refused:?}"
+        );
         let events = capture.take();
         assert_eq!(events.len(), 1, "{events:?}");
         assert_common(&events[0], "upsert", "resent");

@@ -94,7 +94,10 @@ async fn a_version_error_names_both_sides_at_the_save_rules_depth() {
     b.avatar = Some("b.png".into());
     let e = version_error(b.save().await);
     assert_eq!(e.modified_paths(), ["avatar"]);
-    assert_eq!(e.stored_changes(), Some(&strings(&["status", "meta.city"])[..]));
+    assert_eq!(
+        e.stored_changes(),
+        Some(&strings(&["status", "meta.city"])[..])
+    );
     // The text stays Mongoose's, with no value.
     assert_eq!(
         e.to_string(),
@@ -146,7 +149,10 @@ async fn fields_another_writer_added_or_removed_are_named_and_odm_s_keys_never()
         .unwrap();
     b.status = "ACTIVE".into();
     let e = version_error(b.save().await);
-    assert_eq!(e.stored_changes(), Some(&strings(&["source", "avatar"])[..]));
+    assert_eq!(
+        e.stored_changes(),
+        Some(&strings(&["source", "avatar"])[..])
+    );
 
     // A stale copy that changed nothing (optimistic_concurrency checks it).
     let (mut a, b) = two_copies(&profiles).await;
@@ -221,9 +227,17 @@ async fn bulk_saves_name_the_stored_changes_of_each_stale_doc_on_both_paths() {
         let outcomes = profiles.bulk_save(&mut batch).path(path).await.unwrap();
         let mut outcomes = outcomes.into_iter();
         let e = version_error(outcomes.next().unwrap());
-        assert_eq!(e.stored_changes(), Some(&strings(&["meta.city"])[..]), "{path:?}");
+        assert_eq!(
+            e.stored_changes(),
+            Some(&strings(&["meta.city"])[..]),
+            "{path:?}"
+        );
         let e = version_error(outcomes.next().unwrap());
-        assert_eq!(e.stored_changes(), Some(&strings(&["comments.0.text"])[..]), "{path:?}");
+        assert_eq!(
+            e.stored_changes(),
+            Some(&strings(&["comments.0.text"])[..]),
+            "{path:?}"
+        );
         assert!(outcomes.next().unwrap().is_ok(), "{path:?}");
     }
     t.finish().await;
@@ -248,7 +262,13 @@ async fn rebase_re_applies_disjoint_changes_and_the_next_save_sends_only_them() 
     assert_eq!(b.version(), Some(1));
     // Theirs and mine together in the value.
     assert_eq!(b.status, "ACTIVE");
-    assert_eq!(b.meta, Place { city: "Bergen".into(), zip: "5003".into() });
+    assert_eq!(
+        b.meta,
+        Place {
+            city: "Bergen".into(),
+            zip: "5003".into()
+        }
+    );
     assert_eq!(b.comments[1].text, "edited");
     assert_eq!(b.tags, ["a", "b", "c"]);
     // Only this copy's changes go out, checked against the stored version.
@@ -276,15 +296,28 @@ async fn rebase_refuses_an_overlap_naming_it_and_leaves_the_doc_as_it_was() {
     let profiles = Profile::model(&t.db);
     let cases: [(fn(&mut Profile), fn(&mut Profile), &[&str]); 4] = [
         // The same nested field.
-        (|p| p.meta.city = "Bergen".into(), |p| p.meta.city = "Trondheim".into(), &["meta.city"]),
+        (
+            |p| p.meta.city = "Bergen".into(),
+            |p| p.meta.city = "Trondheim".into(),
+            &["meta.city"],
+        ),
         // A whole sub-document against a field under it.
         (
             |p| p.meta.zip = "1".into(),
-            |p| p.meta = Place { city: "X".into(), zip: "2".into() },
+            |p| {
+                p.meta = Place {
+                    city: "X".into(),
+                    zip: "2".into(),
+                }
+            },
             &["meta.zip"],
         ),
         // A push against an element edited in place.
-        (|p| p.tags.push("z".into()), |p| p.tags[0] = "A".into(), &["tags"]),
+        (
+            |p| p.tags.push("z".into()),
+            |p| p.tags[0] = "A".into(),
+            &["tags"],
+        ),
         // An element edited against the same element.
         (
             |p| p.comments[0].text = "theirs".into(),
@@ -336,7 +369,10 @@ async fn rebase_of_a_gone_or_new_document_is_not_found_and_takes_a_session() {
     a.save().await.unwrap();
     let mut session = t.client.start_session().await.unwrap();
     b.rebase().session(&mut session).await.unwrap();
-    assert_eq!((b.status.as_str(), b.version(), b.changes()), ("ACTIVE", Some(1), None));
+    assert_eq!(
+        (b.status.as_str(), b.version(), b.changes()),
+        ("ACTIVE", Some(1), None)
+    );
     // The client's shutdown waits for its sessions.
     drop(session);
     t.finish().await;
@@ -377,10 +413,16 @@ async fn rebase_keeps_odm_s_timestamps_out_of_the_overlap() {
     b.increment();
     let e = version_error(b.save().await);
     // Their save stamped updatedAt: the store's truth, named.
-    assert_eq!(e.stored_changes(), Some(&strings(&["title", "updatedAt"])[..]));
+    assert_eq!(
+        e.stored_changes(),
+        Some(&strings(&["title", "updatedAt"])[..])
+    );
     b.rebase().await.unwrap();
     b.save().await.unwrap();
     let stored = notes.find_by_id(1).await.unwrap().unwrap();
-    assert_eq!((stored.title.as_str(), stored.body.as_str()), ("theirs", "mine"));
+    assert_eq!(
+        (stored.title.as_str(), stored.body.as_str()),
+        ("theirs", "mine")
+    );
     t.finish().await;
 }

@@ -217,13 +217,25 @@ async fn tracing_logs_every_command_without_values() {
     assert_eq!(o.left, 0);
     let output = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
     // The stale save's refusal is also one conflict event (odm::conflict).
-    let (conflicts, lines): (Vec<&str>, Vec<&str>) = output
-        .lines()
-        .partition(|line| line.starts_with(" INFO odm::conflict: ") || line.starts_with("INFO odm::conflict: "));
+    let (conflicts, lines): (Vec<&str>, Vec<&str>) = output.lines().partition(|line| {
+        line.starts_with(" INFO odm::conflict: ") || line.starts_with("INFO odm::conflict: ")
+    });
     assert_eq!(conflicts.len(), 1, "{output}");
-    assert!(conflicts[0].contains("save stale on users"), "{}", conflicts[0]);
-    assert!(conflicts[0].contains("paths=\"status\""), "{}", conflicts[0]);
-    assert!(conflicts[0].contains("stored=\"status\""), "{}", conflicts[0]);
+    assert!(
+        conflicts[0].contains("save stale on users"),
+        "{}",
+        conflicts[0]
+    );
+    assert!(
+        conflicts[0].contains("paths=\"status\""),
+        "{}",
+        conflicts[0]
+    );
+    assert!(
+        conflicts[0].contains("stored=\"status\""),
+        "{}",
+        conflicts[0]
+    );
     let operations: Vec<&str> = lines
         .iter()
         .map(|line| {
@@ -318,11 +330,19 @@ async fn conflict_counts_counts_every_conflict_per_model() {
     assert_eq!(o.value, o.increments, "{o:?}");
     assert_eq!(o.stored_changes, Some(vec!["plan".to_string()]), "{o:?}");
     let count = |model: &str, operation: &str, outcome: &str| {
-        let key = (model.to_string(), operation.to_string(), outcome.to_string());
+        let key = (
+            model.to_string(),
+            operation.to_string(),
+            outcome.to_string(),
+        );
         o.counts.get(&key).copied().unwrap_or(0)
     };
     // One event per retry, per refused save, per resent upsert; nothing else.
-    assert_eq!(count("Counter", "update_with_retry", "retried"), o.retries, "{o:?}");
+    assert_eq!(
+        count("Counter", "update_with_retry", "retried"),
+        o.retries,
+        "{o:?}"
+    );
     assert_eq!(count("Member", "save", "stale"), 1, "{o:?}");
     assert_eq!(count("Member", "upsert", "resent"), 1, "{o:?}");
     let total: u64 = o.counts.values().sum();

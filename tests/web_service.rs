@@ -59,19 +59,28 @@ async fn a_patch_of_other_fields_racing_the_handler_is_merged_and_of_the_same_re
         tags: vec![],
     };
     let answer = put(addr, 7, Some(&tag), &edit).await.unwrap();
-    assert_eq!((answer.status, answer.etag.as_deref()), (200, Some("\"7-v1\"")));
+    assert_eq!(
+        (answer.status, answer.etag.as_deref()),
+        (200, Some("\"7-v1\""))
+    );
     // The old ETag is refused, for PATCH too, naming the current one.
     let retag = Patch {
         tags: Some(vec!["x".into()]),
         ..Patch::default()
     };
     let answer = patch(addr, 7, Some(&tag), &retag).await.unwrap();
-    assert_eq!((answer.status, answer.etag.as_deref()), (412, Some("\"7-v1\"")));
+    assert_eq!(
+        (answer.status, answer.etag.as_deref()),
+        (412, Some("\"7-v1\""))
+    );
     let answer = patch(addr, 7, None, &retag).await.unwrap();
     assert_eq!(answer.status, 428);
     // `*` matches any stored version.
     let answer = patch(addr, 7, Some("*"), &retag).await.unwrap();
-    assert_eq!((answer.status, answer.etag.as_deref()), (200, Some("\"7-v2\"")));
+    assert_eq!(
+        (answer.status, answer.etag.as_deref()),
+        (200, Some("\"7-v2\""))
+    );
     let (article, _) = fetch(addr, 7).await.unwrap();
     assert_eq!(article.tags, ["x"]);
     server.abort();

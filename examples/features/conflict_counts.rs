@@ -129,21 +129,23 @@ pub async fn run(db: &mongodb::Database, counter: &ConflictCounter) -> odm::Resu
         let counters = counters.clone();
         let tries = Arc::clone(&tries);
         let dispatch = tracing::dispatcher::get_default(|d| d.clone());
-        handles.push(tokio::spawn(tracing::instrument::WithSubscriber::with_subscriber(
-            async move {
-                for _ in 0..each {
-                    counters
-                        .update_with_retry("hits", 100, |c: &mut Counter| {
-                            tries.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                            c.value += 1;
-                            Ok(())
-                        })
-                        .await?;
-                }
-                Ok::<_, Error>(())
-            },
-            dispatch,
-        )));
+        handles.push(tokio::spawn(
+            tracing::instrument::WithSubscriber::with_subscriber(
+                async move {
+                    for _ in 0..each {
+                        counters
+                            .update_with_retry("hits", 100, |c: &mut Counter| {
+                                tries.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                                c.value += 1;
+                                Ok(())
+                            })
+                            .await?;
+                    }
+                    Ok::<_, Error>(())
+                },
+                dispatch,
+            ),
+        ));
     }
     for handle in handles {
         handle.await.expect("a worker")?;

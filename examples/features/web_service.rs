@@ -236,7 +236,9 @@ async fn naive_put(
 
 /// Serves `router` on a free loopback port until the task is aborted.
 pub async fn serve(router: Router) -> (SocketAddr, tokio::task::JoinHandle<()>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a loopback port");
     let addr = listener.local_addr().expect("bound");
     let task = tokio::spawn(async move {
         axum::serve(listener, router).await.expect("served");
@@ -311,7 +313,14 @@ pub async fn put(
     edit: &Edit,
 ) -> std::io::Result<Answer> {
     let json = serde_json::to_string(edit).expect("an edit is JSON");
-    request(addr, "PUT", &format!("/articles/{id}"), if_match, Some(json)).await
+    request(
+        addr,
+        "PUT",
+        &format!("/articles/{id}"),
+        if_match,
+        Some(json),
+    )
+    .await
 }
 
 /// `PATCH /articles/{id}` of `patch` with `If-Match: if_match`.
@@ -322,7 +331,14 @@ pub async fn patch(
     patch: &Patch,
 ) -> std::io::Result<Answer> {
     let json = serde_json::to_string(patch).expect("a patch is JSON");
-    request(addr, "PATCH", &format!("/articles/{id}"), if_match, Some(json)).await
+    request(
+        addr,
+        "PATCH",
+        &format!("/articles/{id}"),
+        if_match,
+        Some(json),
+    )
+    .await
 }
 
 /// What [`race`] counted.
@@ -431,13 +447,20 @@ pub async fn run(db: &mongodb::Database, clients: u64, edits: u64) -> odm::Resul
         body: String::new(),
         tags: vec![],
     };
-    let without_if_match = put(addr, 1, None, &edit("no tag")).await.map_err(io)?.status;
+    let without_if_match = put(addr, 1, None, &edit("no tag"))
+        .await
+        .map_err(io)?
+        .status;
 
     // Two tabs open the article: both hold the same ETag.
     let (_, tag) = fetch(addr, 1).await.map_err(io)?;
     let tag = tag.expect("GET answers an ETag");
-    let first = put(addr, 1, Some(&tag), &edit("Ann's title")).await.map_err(io)?;
-    let second = put(addr, 1, Some(&tag), &edit("Bob's title")).await.map_err(io)?;
+    let first = put(addr, 1, Some(&tag), &edit("Ann's title"))
+        .await
+        .map_err(io)?;
+    let second = put(addr, 1, Some(&tag), &edit("Bob's title"))
+        .await
+        .map_err(io)?;
     let second_told_current = second.etag.is_some() && second.etag == first.etag;
 
     // A patch with a fresh ETag lands; one with the stale ETag is refused.
@@ -446,12 +469,18 @@ pub async fn run(db: &mongodb::Database, clients: u64, edits: u64) -> odm::Resul
         tags: Some(vec!["news".into()]),
         ..Patch::default()
     };
-    let patch_fresh = patch(addr, 1, fresh.as_deref(), &tags).await.map_err(io)?.status;
+    let patch_fresh = patch(addr, 1, fresh.as_deref(), &tags)
+        .await
+        .map_err(io)?
+        .status;
     let retitle = Patch {
         title: Some("Bob's title".into()),
         ..Patch::default()
     };
-    let patch_stale = patch(addr, 1, Some(&tag), &retitle).await.map_err(io)?.status;
+    let patch_stale = patch(addr, 1, Some(&tag), &retitle)
+        .await
+        .map_err(io)?
+        .status;
     server.abort();
 
     let deadline = Duration::from_secs(30);

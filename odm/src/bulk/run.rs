@@ -238,7 +238,10 @@ pub(crate) async fn run<T: Document>(
             return Err(e);
         }
     }
-    let whole = found.as_ref().filter(|_| whole).and_then(|f| f.as_ref().ok());
+    let whole = found
+        .as_ref()
+        .filter(|_| whole)
+        .and_then(|f| f.as_ref().ok());
     super::conflicts::explain(model, docs, &mut outcomes, whole, session.as_deref_mut()).await;
     super::conflicts::report(site, &outcomes);
 

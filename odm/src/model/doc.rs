@@ -277,13 +277,12 @@ impl<T: Document> Doc<T> {
     /// for a new document or one whose value could not be serialized.
     pub(crate) fn loaded_form(&self) -> Option<std::borrow::Cow<'_, mongodb::bson::RawDocument>> {
         match &self.tracked {
-            Tracked::Clean { stored, .. } => Some(version_key::hidden(
-                stored,
-                T::__odm_meta().versioning.key,
-            )),
-            Tracked::Snapshot { snapshot, base, .. } => {
-                Some(std::borrow::Cow::Borrowed(base.as_deref().unwrap_or(snapshot)))
+            Tracked::Clean { stored, .. } => {
+                Some(version_key::hidden(stored, T::__odm_meta().versioning.key))
             }
+            Tracked::Snapshot { snapshot, base, .. } => Some(std::borrow::Cow::Borrowed(
+                base.as_deref().unwrap_or(snapshot),
+            )),
             Tracked::New | Tracked::Unserializable { .. } => None,
         }
     }

@@ -65,7 +65,7 @@ async fn missed<T: Document>(
     request: &Request,
     mut session: Option<&mut ClientSession>,
 ) -> Result<crate::Error> {
-    if request.follow_up.stored {
+    if request.follow_up.stored && request.may_be_stale() {
         return crate::model::refused::missed(doc, request, session).await;
     }
     let model = doc.model();

@@ -90,7 +90,8 @@ awaitable! {
 async fn run<T: Document>(doc: &mut Doc<T>, session: Option<&mut ClientSession>) -> Result<()> {
     let model = doc.model().clone();
     let name = model.name();
-    let (Some(id), Some(target), false) = (doc.stored_id().cloned(), doc.target(), doc.is_deleted())
+    let (Some(id), Some(target), false) =
+        (doc.stored_id().cloned(), doc.target(), doc.is_deleted())
     else {
         let target = doc.target().unwrap_or_default();
         return Err(request::not_found(name, target));

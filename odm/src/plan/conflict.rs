@@ -50,9 +50,7 @@ fn top_level_changes(a: &RawDocument, b: &RawDocument) -> Vec<String> {
 /// (`meta` and `meta.city`; not `meta` and `metadata`).
 pub(crate) fn overlaps(a: &str, b: &str) -> bool {
     let under = |long: &str, short: &str| {
-        long.len() > short.len()
-            && long.starts_with(short)
-            && long.as_bytes()[short.len()] == b'.'
+        long.len() > short.len() && long.starts_with(short) && long.as_bytes()[short.len()] == b'.'
     };
     a == b || under(a, b) || under(b, a)
 }

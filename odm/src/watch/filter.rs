@@ -152,13 +152,22 @@ mod tests {
     #[test]
     fn keys_of_the_events_are_refused_unless_the_model_has_such_a_field() {
         let fields = ["_id", "status", "ns"];
-        for key in ["operationType", "updateDescription.updatedFields.status", "fullDocument.status"] {
+        for key in [
+            "operationType",
+            "updateDescription.updatedFields.status",
+            "fullDocument.status",
+        ] {
             let err = match_stage(&doc! { key: "x" }, &fields).unwrap_err();
-            assert!(err.starts_with(&format!("\"{key}\" names a key of the change events")), "{err}");
+            assert!(
+                err.starts_with(&format!("\"{key}\" names a key of the change events")),
+                "{err}"
+            );
             assert!(err.contains("`.pipeline([doc! { \"$match\""), "{err}");
         }
         let nested = doc! { "$or": [{ "status": "A" }, { "operationType": "delete" }] };
-        assert!(match_stage(&nested, &fields).unwrap_err().starts_with("\"operationType\""));
+        assert!(match_stage(&nested, &fields)
+            .unwrap_err()
+            .starts_with("\"operationType\""));
         // A field of the model by that name, and the document's `_id`, are
         // the document's.
         assert!(match_stage(&doc! { "ns": "x", "_id": 1 }, &fields).is_ok());

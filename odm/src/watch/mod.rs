@@ -207,7 +207,11 @@ impl<'a, T: Document> Watch<'a, T> {
     fn stages(&self) -> Result<Vec<BsonDocument>> {
         let mut stages = Vec::with_capacity(self.pipeline.len() + 1);
         if let Some(filter) = &self.filter {
-            let fields: Vec<&str> = T::__odm_meta().fields.iter().map(|(_, bson)| *bson).collect();
+            let fields: Vec<&str> = T::__odm_meta()
+                .fields
+                .iter()
+                .map(|(_, bson)| *bson)
+                .collect();
             let stage = filter::match_stage(filter, &fields)
                 .map_err(|message| self.error(WatchErrorKind::Filter { message }))?;
             stages.push(stage);

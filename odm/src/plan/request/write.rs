@@ -51,10 +51,12 @@ pub(crate) struct FollowUp {
     /// (`{_id, shard key}`) still exists, telling a stale copy from a
     /// deleted document ([`Error::NotFound`] if not).
     pub exists: Option<BsonDocument>,
-    /// A save that may be refused as stale: read the whole document
-    /// instead (one read, which also answers `fence` and `exists`), so
-    /// the version error names what the store changed since the load
+    /// An update of a save: when it matched nothing and
+    /// [`may_be_stale`](Request::may_be_stale), read the whole document
+    /// instead (one read, which also answers `fence` and `exists`), so the
+    /// version error names what the store changed since the load
     /// ([`VersionError::stored_changes`](crate::VersionError::stored_changes)).
+    /// Decided only after a miss: a save that lands computes nothing more.
     pub stored: bool,
 }
 
@@ -86,6 +88,20 @@ pub(crate) struct Request {
 }
 
 impl Request {
+    /// Whether this write, having matched nothing, is refused as stale
+    /// when its document still exists (a save that checked the version or
+    /// a guard).
+    pub(crate) fn may_be_stale(&self) -> bool {
+        match &self.commit {
+            Commit::Saved {
+                plan,
+                inserted: false,
+                ..
+            } => may_be_stale(plan),
+            _ => false,
+        }
+    }
+
     /// The error of this write having matched nothing, once its follow-up
     /// reads found no fence refusing it and, when asked, the document still
     /// there (`exists` is `false` when the follow-up found it gone).
@@ -140,10 +156,9 @@ pub(crate) fn update<T: Schema>(
         filter = fence::filter(filter, token);
         fence::stamp(&mut update, token);
     }
-    let stored = may_be_stale(&plan);
     let (send, follow_up) = if update.is_empty() {
         let follow_up = FollowUp {
-            stored,
+            stored: true,
             ..FollowUp::default()
         };
         (Send::Check(filter), follow_up)
@@ -151,7 +166,7 @@ pub(crate) fn update<T: Schema>(
         let follow_up = FollowUp {
             fence: fence.map(|token| (target.clone(), token)),
             exists: only_guarded(&plan).then_some(target),
-            stored,
+            stored: true,
         };
         (Send::Update { filter, update }, follow_up)
     };
