@@ -18,6 +18,21 @@ use crate::model::{Document, Model};
 use crate::plan::request;
 use crate::wire::conflict_log::{self, Site};
 
+/// The targets (`{_id, shard key}`) of the `Doc`s `outcomes` already
+/// tells stale: the read that settles a batch's other misses reads their
+/// documents too.
+pub(crate) fn stale_targets<T: Document>(
+    docs: &[Doc<T>],
+    outcomes: &[Option<Result<()>>],
+) -> Vec<BsonDocument> {
+    outcomes
+        .iter()
+        .zip(docs)
+        .filter(|(o, _)| matches!(o, Some(Err(Error::Version(_)))))
+        .filter_map(|(_, d)| Some(request::target(d.stored_id()?, d.shard())))
+        .collect()
+}
+
 /// Names the stored changes in each version error of `outcomes`, from
 /// `whole` (the documents the batch already read whole, if it did) and at
 /// most one read of the stale `Doc`s' documents it lacks. A document that

@@ -212,13 +212,23 @@ pub(crate) async fn run<T: Document>(
     }
 
     // Whole documents, when the update command's path read them.
-    let whole = found.is_some();
+    let mut whole = found.is_some();
     let found = match (found, pending.is_empty()) {
         (found, true) => found,
         (Some(found), false) => Some(found),
         (None, false) => {
-            let clauses = clauses(docs, &pending);
-            Some(read_seen(model, clauses, fence.is_some(), session.as_deref_mut()).await)
+            let mut clauses = clauses(docs, &pending);
+            // When some Doc is or may be stale, the same read takes whole
+            // documents, and those of the stale ones too: their stored
+            // changes then need no read of their own.
+            let stale = super::conflicts::stale_targets(docs, &outcomes);
+            whole = !stale.is_empty() || pending.iter().any(|p| p.missed);
+            if whole {
+                clauses.extend(stale);
+            }
+            let fenced = fence.is_some();
+            let read = read_seen(model, clauses, fenced, whole, session.as_deref_mut());
+            Some(read.await)
         }
     };
     if !pending.is_empty() {
@@ -352,15 +362,16 @@ fn settle<T: Document>(
     }
 }
 
-/// The `_id`s and fences of the documents matching any of `clauses`
-/// (from the primary after a `fenced` batch).
+/// The `_id`s and fences of the documents matching any of `clauses`, or
+/// the `whole` documents (from the primary after a `fenced` batch).
 async fn read_seen<T: Document>(
     model: &Model<T>,
     clauses: Vec<BsonDocument>,
     fenced: bool,
+    whole: bool,
     session: Option<&mut ClientSession>,
 ) -> mongodb::error::Result<Vec<BsonDocument>> {
-    let projection = Some(doc! { "_id": 1, FENCE: 1 });
+    let projection = (!whole).then(|| doc! { "_id": 1, FENCE: 1 });
     let filter = doc! { "$or": clauses };
     super::read::read(model, filter, projection, fenced, session).await
 }
