@@ -290,11 +290,14 @@ async fn rebase_re_applies_disjoint_changes_and_the_next_save_sends_only_them() 
     t.finish().await;
 }
 
+/// One copy's edit of a profile.
+type Edit = fn(&mut Profile);
+
 #[tokio::test]
 async fn rebase_refuses_an_overlap_naming_it_and_leaves_the_doc_as_it_was() {
     let t = TestDb::new().await;
     let profiles = Profile::model(&t.db);
-    let cases: [(fn(&mut Profile), fn(&mut Profile), &[&str]); 4] = [
+    let cases: [(Edit, Edit, &[&str]); 4] = [
         // The same nested field.
         (
             |p| p.meta.city = "Bergen".into(),
