@@ -96,6 +96,9 @@ pub fn in_place(mut filter: Document, terms: Vec<Bson>) -> Document {
         Some(other) => vec![other],
     };
     all.extend(terms);
+    if all.is_empty() {
+        return filter;
+    }
     let expr = if all.len() == 1 {
         all.pop().unwrap()
     } else {
