@@ -268,6 +268,12 @@ pub fn edit_at<T>(
     Some(format!("{name}[{i}]{} (in place)", edit(x, rng)))
 }
 
+/// A string replaced by a drawn one (an element edit), described.
+pub fn new_str(x: &mut String, rng: &mut Rng) -> String {
+    *x = s(rng);
+    format!(" = {x:?}")
+}
+
 pub fn str_vec(name: &str, v: &mut Vec<String>, rng: &mut Rng) -> String {
     mutate_vec(name, v, rng, &mut s, &|a, b| a.cmp(b), &mut |x, rng| {
         *x = s(rng);

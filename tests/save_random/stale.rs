@@ -248,33 +248,38 @@ pub fn check_rewrites(
     update: &BsonDocument,
     errs: &mut Vec<(String, String)>,
 ) {
-    for op in ["$set", "$unset"] {
-        let Ok(spec) = update.get_document(op) else {
+    for (op, path) in set_paths(update) {
+        let Some(o) = at_path(orig, path) else {
             continue;
         };
-        for path in spec.keys() {
-            let Some(o) = at_path(orig, path) else {
-                continue;
-            };
-            if !matches!(o, Bson::Document(_) | Bson::Array(_)) {
-                continue;
-            }
-            let a = at_path(a_doc, path);
-            if !a.is_some_and(|a| mongo_eq(o, a)) {
-                errs.push((
-                    format!(
-                        "stale B: a rewrite replaced what A changed since B loaded [{}]",
-                        kind_path(path)
-                    ),
-                    format!(
-                        "B's {op} of {path}; B loaded {}, A saved {}",
-                        sb(o),
-                        a.map_or("(absent)".into(), sb)
-                    ),
-                ));
-            }
+        if !matches!(o, Bson::Document(_) | Bson::Array(_)) {
+            continue;
+        }
+        let a = at_path(a_doc, path);
+        if !a.is_some_and(|a| mongo_eq(o, a)) {
+            errs.push((
+                format!(
+                    "stale B: a rewrite replaced what A changed since B loaded [{}]",
+                    kind_path(path)
+                ),
+                format!(
+                    "B's {op} of {path}; B loaded {}, A saved {}",
+                    sb(o),
+                    a.map_or("(absent)".into(), sb)
+                ),
+            ));
         }
     }
+}
+
+/// The paths of an update's `$set` and `$unset`, each with its operator.
+fn set_paths(update: &BsonDocument) -> impl Iterator<Item = (&'static str, &String)> {
+    ["$set", "$unset"].into_iter().flat_map(move |op| {
+        update
+            .get_document(op)
+            .into_iter()
+            .flat_map(move |spec| spec.keys().map(move |path| (op, path)))
+    })
 }
 
 /// The value at a dotted path, and whether the path goes through an array
@@ -323,37 +328,32 @@ pub fn check_elements(
     update: &BsonDocument,
     errs: &mut Vec<(String, String)>,
 ) {
-    for op in ["$set", "$unset"] {
-        let Ok(spec) = update.get_document(op) else {
+    for (op, path) in set_paths(update) {
+        let Some((true, o)) = walk(orig, path) else {
             continue;
         };
-        for path in spec.keys() {
-            let Some((true, o)) = walk(orig, path) else {
-                continue;
-            };
-            if matches!(o, Some(Bson::Document(_) | Bson::Array(_))) {
-                continue;
-            }
-            let a = walk(a_doc, path).and_then(|(_, a)| a);
-            let kept = match (o, a) {
-                (None, None) => true,
-                (Some(o), Some(a)) => mongo_eq(o, a),
-                _ => false,
-            };
-            if !kept {
-                let show = |x: Option<&Bson>| x.map_or("(absent)".into(), sb);
-                errs.push((
-                    format!(
-                        "stale B: a positional edit replaced an element A changed since B loaded [{}]",
-                        kind_path(path)
-                    ),
-                    format!(
-                        "B's {op} of {path}; B loaded {}, A saved {}",
-                        show(o),
-                        show(a)
-                    ),
-                ));
-            }
+        if matches!(o, Some(Bson::Document(_) | Bson::Array(_))) {
+            continue;
+        }
+        let a = walk(a_doc, path).and_then(|(_, a)| a);
+        let kept = match (o, a) {
+            (None, None) => true,
+            (Some(o), Some(a)) => mongo_eq(o, a),
+            _ => false,
+        };
+        if !kept {
+            let show = |x: Option<&Bson>| x.map_or("(absent)".into(), sb);
+            errs.push((
+                format!(
+                    "stale B: a positional edit replaced an element A changed since B loaded [{}]",
+                    kind_path(path)
+                ),
+                format!(
+                    "B's {op} of {path}; B loaded {}, A saved {}",
+                    show(o),
+                    show(a)
+                ),
+            ));
         }
     }
 }

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{Insert, Shape, Spot};
 use crate::generator::{
-    anew, edit_at, edited, int_vec, ints, mutate_vec, one_different, s, str_vec, strings, Rng,
+    anew, edit_at, edited, int_vec, ints, mutate_vec, new_str, one_different, s, str_vec, strings,
+    Rng,
 };
 
 /// Defaulted as a whole; its own fields are not, so a partial sub-document
@@ -105,10 +106,7 @@ impl Shape for Defaults {
     fn edit_element(&mut self, spot: Spot, rng: &mut Rng) -> Option<String> {
         let i = spot.index;
         match spot.array {
-            0 => edit_at("tags", &mut self.tags, i, rng, &mut |x, rng| {
-                *x = s(rng);
-                format!(" = {x:?}")
-            }),
+            0 => edit_at("tags", &mut self.tags, i, rng, &mut new_str),
             _ => edit_at("items", &mut self.items, i, rng, &mut edit_item),
         }
     }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Insert, Shape, Spot};
 use crate::generator::{
-    anew, edit_at, edited, mutate_vec, one_different, s, str_vec, strings, Rng,
+    anew, edit_at, edited, mutate_vec, new_str, one_different, s, str_vec, strings, Rng,
 };
 
 /// A Mongoose array sub-document: its own `_id` first, a `Number` stored
@@ -113,10 +113,7 @@ impl Shape for MongoosePost {
     fn edit_element(&mut self, spot: Spot, rng: &mut Rng) -> Option<String> {
         let i = spot.index;
         match spot.array {
-            0 => edit_at("tags", &mut self.tags, i, rng, &mut |x, rng| {
-                *x = s(rng);
-                format!(" = {x:?}")
-            }),
+            0 => edit_at("tags", &mut self.tags, i, rng, &mut new_str),
             _ => edit_at("comments", &mut self.comments, i, rng, &mut edit_m_comment),
         }
     }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Shape, Spot};
 use crate::generator::{
-    anew, edit_at, edited, mutate_vec, one_different, s, str_vec, strings, Rng,
+    anew, edit_at, edited, mutate_vec, new_str, one_different, s, str_vec, strings, Rng,
 };
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,11 +53,6 @@ fn edit_note(n: &mut Note, rng: &mut Rng) -> String {
     } else {
         str_vec(".tags", &mut n.tags, rng)
     }
-}
-
-fn edit_str(x: &mut String, rng: &mut Rng) -> String {
-    *x = s(rng);
-    format!(" = {x:?}")
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
@@ -151,7 +146,7 @@ impl Shape for SubDocs {
     fn edit_element(&mut self, spot: Spot, rng: &mut Rng) -> Option<String> {
         let i = spot.index;
         match spot.array {
-            0 => edit_at("tags", &mut self.tags, i, rng, &mut edit_str),
+            0 => edit_at("tags", &mut self.tags, i, rng, &mut new_str),
             1 => edit_at("comments", &mut self.comments, i, rng, &mut edit_comment),
             _ => edit_at("notes", &mut self.notes, i, rng, &mut edit_note),
         }

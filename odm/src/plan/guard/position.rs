@@ -151,6 +151,18 @@ fn guard(
     Ok(())
 }
 
+/// The terms a save of in-place `$set`s of `paths` over `loaded` carries:
+/// the guard's whole client work for that save, which the benchmarks
+/// time. Not public API.
+#[doc(hidden)]
+pub fn edit_terms(loaded: &RawDocument, paths: &[&str]) -> crate::error::Result<Vec<Bson>> {
+    let changes: Vec<Change> = paths
+        .iter()
+        .map(|path| Change::new(Op::Set, path.to_string(), Bson::Null, true))
+        .collect();
+    Ok(terms(&guards(&changes, loaded, &[])?))
+}
+
 /// The `$expr` terms of `elements`, one each.
 pub(crate) fn terms(elements: &[Element]) -> Vec<Bson> {
     elements.iter().map(term).collect()
