@@ -16,7 +16,8 @@
 //! array element in place also sends, in its filter, what it loaded at
 //! that element. Rows `POSITION SHAPE ROW VALUE`: the edit of one comment's
 //! text in the middle of M (comment 25), of the last comment of L (1,999,
-//! the longest walk) and of the last of 20,000 strings; the filter's bytes
+//! the longest walk), of the last of 20,000 strings, and of every comment
+//! of L in one save (`L_all`: one walk of the array); the filter's bytes
 //! with and without the guard and the update's; the client CPU of
 //! `changes()` on this model and on the same model with the array marked
 //! `skip_versioning` (no guard, no version term), and of the guard's own
@@ -182,17 +183,21 @@ async fn shape(t: &TestDb, name: &str, value: Post, field: &str, ops: usize) {
 
 /// One in-place edit: element `at` of `field` (a comment's text, or a tag),
 /// its `n`th value.
-fn edit(p: &mut Post, field: &str, at: usize, n: usize) {
-    match field {
-        "comments" => p.comments[at].text = format!("edited {n}"),
-        _ => p.tags[at] = format!("edited {n}"),
+fn edit(p: &mut Post, field: &str, at: &[usize], n: usize) {
+    for &i in at {
+        match field {
+            "comments" => p.comments[i].text = format!("edited {n}"),
+            _ => p.tags[i] = format!("edited {n}"),
+        }
     }
 }
 
-fn edit_skipped(p: &mut PostSkipped, field: &str, at: usize, n: usize) {
-    match field {
-        "comments" => p.comments[at].text = format!("edited {n}"),
-        _ => p.tags[at] = format!("edited {n}"),
+fn edit_skipped(p: &mut PostSkipped, field: &str, at: &[usize], n: usize) {
+    for &i in at {
+        match field {
+            "comments" => p.comments[i].text = format!("edited {n}"),
+            _ => p.tags[i] = format!("edited {n}"),
+        }
     }
 }
 
@@ -228,13 +233,13 @@ async fn timed_saves(
     start.elapsed().as_nanos() / ops as u128
 }
 
-/// The positional guard's rows for an edit of element `at` of `field`.
+/// The positional guard's rows for an edit of the elements `at` of `field`.
 async fn position(
     model: &Model<Post>,
     name: &str,
     value: Post,
     field: &str,
-    at: usize,
+    at: &[usize],
     ops: usize,
 ) {
     let raw = stored_form(&value);
@@ -267,12 +272,16 @@ async fn position(
     let unguarded = median_ns(|| {
         std::hint::black_box(skipped.changes());
     });
-    let path = match field {
-        "comments" => format!("comments.{at}.text"),
-        _ => format!("tags.{at}"),
-    };
+    let paths: Vec<String> = at
+        .iter()
+        .map(|i| match field {
+            "comments" => format!("comments.{i}.text"),
+            _ => format!("tags.{i}"),
+        })
+        .collect();
+    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
     let part = median_ns(|| {
-        std::hint::black_box(position_guard_terms(&raw, &[path.as_str()]).unwrap());
+        std::hint::black_box(position_guard_terms(&raw, &paths).unwrap());
     });
     println!("POSITION {name} changes_ns {changes}");
     println!("POSITION {name} changes_unguarded_ns {unguarded}");
@@ -296,7 +305,7 @@ async fn timed_updates(
     model: &Model<Post>,
     doc: &mut Doc<Post>,
     field: &str,
-    at: usize,
+    at: &[usize],
     ops: usize,
     first: usize,
     guarded: bool,
@@ -338,8 +347,8 @@ async fn main() {
             .await
             .unwrap();
         let model = Post::model(&client.database("quick"));
-        position(&model, "M", post(50, 20, 18), "comments", 25, 0).await;
-        position(&model, "20k", post(0, 20_000, 16), "tags", 19_999, 0).await;
+        position(&model, "M", post(50, 20, 18), "comments", &[25], 0).await;
+        position(&model, "20k", post(0, 20_000, 16), "tags", &[19_999], 0).await;
         return;
     }
     let t = TestDb::new().await;
@@ -349,8 +358,12 @@ async fn main() {
     shape(&t, "20k", post(0, 20_000, 16), "tags", few).await;
     let model = Post::model(&t.db);
     println!("POSITION S none (no array: a save of S never carries the guard)");
-    position(&model, "M", post(50, 20, 18), "comments", 25, ops).await;
-    position(&model, "L", post(2_000, 20, 18), "comments", 1_999, few).await;
-    position(&model, "20k", post(0, 20_000, 16), "tags", 19_999, few).await;
+    position(&model, "M", post(50, 20, 18), "comments", &[25], ops).await;
+    position(&model, "L", post(2_000, 20, 18), "comments", &[1_999], few).await;
+    position(&model, "20k", post(0, 20_000, 16), "tags", &[19_999], few).await;
+    // Every comment of L edited in one save: the guard reads the array
+    // once, not once per comment.
+    let all: Vec<usize> = (0..2_000).collect();
+    position(&model, "L_all", post(2_000, 20, 18), "comments", &all, few).await;
     t.finish().await;
 }

@@ -23,6 +23,7 @@
 //!   there (and a sub-document its `_id`), so it cannot land on top of
 //!   another copy's change of that element.
 
+mod loaded;
 pub(crate) mod position;
 pub(crate) mod rewrite;
 

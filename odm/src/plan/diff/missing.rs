@@ -196,7 +196,7 @@ pub(crate) fn lookup<'a>(doc: &'a [u8], path: &str) -> Result<Option<(Elem<'a>, 
 }
 
 /// Element `i` of an array (by position, its key not read).
-pub(crate) fn nth(array: &[u8], i: usize) -> Result<Option<Elem<'_>>, Error> {
+fn nth(array: &[u8], i: usize) -> Result<Option<Elem<'_>>, Error> {
     let mut walk = Walk::new(array)?;
     for _ in 0..i {
         if walk.next_elem()?.is_none() {

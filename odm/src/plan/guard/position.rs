@@ -35,12 +35,11 @@
 use std::collections::HashMap;
 
 use mongodb::bson::raw::RawDocument;
-use mongodb::bson::spec::ElementType;
 use mongodb::bson::{doc, Bson};
 
-use crate::codec::scan::Elem;
+use super::loaded::Loaded;
 use crate::error::Error;
-use crate::plan::diff::{field, nth, Change, Op};
+use crate::plan::diff::{Change, Op};
 use crate::plan::versioning::int;
 
 /// One step from the document to a value.
@@ -74,13 +73,14 @@ pub(crate) fn guards<'c>(
     loaded: &RawDocument,
     skip: &[&str],
 ) -> Result<Vec<Element>, Error> {
+    let mut loaded = Loaded::new(loaded);
     let mut out = Vec::new();
     let mut found = HashMap::new();
     for c in changes
         .into_iter()
         .filter(|c| c.positional && !skip.contains(&c.field()))
     {
-        guard(c, loaded, &mut out, &mut found)?;
+        guard(c, &mut loaded, &mut out, &mut found)?;
     }
     out.retain(|e| !e.values.is_empty());
     Ok(out)
@@ -90,16 +90,12 @@ pub(crate) fn guards<'c>(
 /// already in `out`, and where).
 fn guard(
     change: &Change,
-    loaded: &RawDocument,
+    loaded: &mut Loaded<'_>,
     out: &mut Vec<Element>,
     found: &mut HashMap<String, usize>,
 ) -> Result<(), Error> {
     let path = change.path.as_str();
-    let mut at = Some(Elem {
-        tag: ElementType::EmbeddedDocument as u8,
-        key: b"",
-        value: loaded.as_bytes(),
-    });
+    let mut at = Some(loaded.root());
     let mut steps = Vec::new();
     // The innermost element on the way: its place in `out`, and where the
     // path under it starts.
@@ -111,16 +107,15 @@ fn guard(
         let Some(holder) = at.filter(|e| e.is_document() || e.is_array()) else {
             return Ok(());
         };
+        at = loaded.child(&path[..end.max(1) - 1], holder, part)?;
         end += part.len();
         if holder.is_document() {
             steps.push(Step::Field(part.to_string()));
-            at = field(holder.value, part.as_bytes())?;
         } else {
             let Ok(i) = part.parse::<usize>() else {
                 return Ok(());
             };
             steps.push(Step::Index(i));
-            at = nth(holder.value, i)?;
             let slot = match found.get(&path[..end]) {
                 Some(&slot) => slot,
                 None => {
