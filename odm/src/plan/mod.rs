@@ -12,11 +12,14 @@
 //!   insert, update, check, delete; `request::find_modify`: claim,
 //!   upsert), with the shard key and fence terms;
 //! - [`update_ops`]: small edits of update documents;
-//! - [`tracked`]: what a `Doc` remembers of the stored document.
+//! - [`tracked`]: what a `Doc` remembers of the stored document;
+//! - [`kind`]: an enum model's kind in every write's filter, and a change
+//!   of kind as a rewrite.
 
 pub(crate) mod diff;
 pub(crate) mod filter_terms;
 pub(crate) mod guard;
+pub(crate) mod kind;
 pub(crate) mod paths;
 pub(crate) mod request;
 pub(crate) mod timestamps;

@@ -18,6 +18,7 @@ use crate::codec;
 use crate::error::{Error, NotFoundError, Result, VersionError};
 use crate::plan::diff::{self, Change};
 use crate::plan::guard::rewrite::{self, Rewrite};
+use crate::plan::kind::{self, KindTerm};
 use crate::plan::timestamps::{self, Stamp};
 use crate::plan::tracked::Tracked;
 use crate::plan::versioning::{self, Effect};
@@ -37,6 +38,9 @@ pub(crate) struct Plan {
     /// The stored field order of a sub-document will differ from
     /// `current`'s after this save (see [`diff::Out::reordered`]).
     pub reordered: bool,
+    /// An enum model's kind as loaded, which the filter requires, and
+    /// whether this save changes it (see [`kind`](crate::plan::kind)).
+    pub kind: Option<KindTerm>,
 }
 
 impl Plan {
@@ -64,24 +68,33 @@ pub(crate) fn plan<T: Schema>(
     };
     let mut current = codec::to_raw_sized(value, capacity)?;
     let mut reordered = false;
+    let meta = T::__odm_meta();
+    let mut kind = None;
     let mut changes = match tracked {
         Tracked::Snapshot {
             snapshot, missing, ..
         } => {
             let out = diff::diff_out(snapshot, &current)?;
             reordered = out.reordered;
-            diff::fill_missing(out.changes, missing, &current)?
+            let mut changes = diff::fill_missing(out.changes, missing, &current)?;
+            kind = kind::term(meta.kinds, tracked, &changes)?;
+            kind::fill_new_kind(kind.as_ref(), &mut changes, missing, &current)?;
+            changes
         }
         // Untouched since loaded or saved: nothing changed.
-        Tracked::Clean { .. } | Tracked::New => Vec::new(),
+        Tracked::Clean { .. } => {
+            kind = kind::term(meta.kinds, tracked, &[])?;
+            Vec::new()
+        }
+        Tracked::New => Vec::new(),
         Tracked::Unserializable { error, .. } => {
             return Err(Error::from(
                 <crate::bson_release::SerError as serde::ser::Error>::custom(error),
             ))
         }
     };
-    let meta = T::__odm_meta();
-    let mut effect = versioning::effect(&meta.versioning, &changes, increment);
+    let effect = versioning::effect(&meta.versioning, &changes, increment);
+    let mut effect = kind::effect(kind.as_ref(), &meta.versioning, effect);
     effect.check |= in_doubt && effect.bump;
     let rewrites = rewrite_guards(&meta.versioning, tracked, &changes, effect)?;
     let is_new = matches!(tracked, Tracked::New);
@@ -93,6 +106,7 @@ pub(crate) fn plan<T: Schema>(
         stamp,
         rewrites,
         reordered,
+        kind,
     })
 }
 
@@ -131,6 +145,10 @@ pub(crate) fn request<T: Schema>(
     plan: &Plan,
 ) -> (BsonDocument, BsonDocument) {
     let key = T::__odm_meta().versioning.key;
+    let mut target = target;
+    if let Some(term) = &plan.kind {
+        kind::add(&mut target, term);
+    }
     let mut filter = versioning::filter_from(target, key, version, plan.effect, &plan.changes);
     rewrite::add(&mut filter, &plan.rewrites);
     (filter, versioning::update(&plan.changes, key, plan.effect))
@@ -138,7 +156,8 @@ pub(crate) fn request<T: Schema>(
 
 /// The error of an update whose `filter` matched nothing, when the
 /// document still exists (or its absence is unknown): a version error if
-/// the save checked the version or a guard, else not found.
+/// the save checked the version, a guard or an enum model's kind, else
+/// not found.
 pub(crate) fn no_match(
     collection: &str,
     id: Bson,
@@ -149,6 +168,7 @@ pub(crate) fn no_match(
     if plan.effect.any()
         || crate::plan::guard::guarded(&plan.changes, plan.effect.check)
         || !plan.rewrites.is_empty()
+        || plan.kind.is_some()
     {
         Error::Version(Box::new(VersionError {
             id,
@@ -161,11 +181,13 @@ pub(crate) fn no_match(
 }
 
 /// Whether a save whose filter matched nothing may have failed only on a
-/// guard (no version term): then a read of the document tells a stale
-/// copy from a deleted document.
+/// guard or an enum model's kind (no version term): then a read of the
+/// document tells a stale copy from a deleted document.
 pub(crate) fn only_guarded(plan: &Plan) -> bool {
     !plan.effect.any()
-        && (crate::plan::guard::guarded(&plan.changes, false) || !plan.rewrites.is_empty())
+        && (crate::plan::guard::guarded(&plan.changes, false)
+            || !plan.rewrites.is_empty()
+            || plan.kind.is_some())
 }
 
 /// [`Error::NotFound`] for `filter` in `collection` (the model's, which

@@ -136,7 +136,14 @@ pub(crate) fn update<T: Schema>(
         fence::stamp(&mut update, token);
     }
     let (send, follow_up) = if update.is_empty() {
-        (Send::Check(filter), FollowUp::default())
+        // An enum model's kind in the filter: a miss of a save with
+        // nothing to check but the kind is a stale copy if the document
+        // is still there.
+        let follow_up = FollowUp {
+            fence: None,
+            exists: only_guarded(&plan).then(|| target.clone()),
+        };
+        (Send::Check(filter), follow_up)
     } else {
         let follow_up = FollowUp {
             fence: fence.map(|token| (target.clone(), token)),
