@@ -136,7 +136,7 @@ fn body(cont: &Container) -> TokenStream {
 }
 
 /// One rule's call on `value` (a `&FieldType` expression) at path `at`.
-fn rule_call(
+pub(crate) fn rule_call(
     rule: &crate::attr::validate::Rule,
     value: TokenStream,
     at: &TokenStream,

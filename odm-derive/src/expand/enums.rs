@@ -1,0 +1,597 @@
+//! `#[derive(Document)]` on an internally tagged enum: the `Document`
+//! impl of an enum model, its `Validate` impl, and one `Kind` impl per
+//! newtype variant (the variant's type -> its kind name, for
+//! `model.variant::<V>()`).
+//!
+//! The generated code holds data and glue only: the kinds and per-kind
+//! indexes in the `Meta`, one `match` per hook (validators, timestamps,
+//! the generated id, the fast decoding of the variant a stored kind
+//! names). A struct variant's fields are reached by name; a newtype
+//! variant's type, which the macro cannot see, through serde
+//! (`odm::__private::kind`) and through its `Fields` impl for index paths.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{DataEnum, DeriveInput, Ident, Type};
+
+use super::indexes::{cond_at, key_tokens, keys_of, spec_tokens};
+use crate::ast::enums::{EnumModel, Shape, Variant};
+use crate::ast::index::Declared;
+use crate::ast::Field;
+use crate::attr::index::IndexAttr;
+use crate::attr::partial::{Cond, Term};
+use crate::attr::ConcurrencyAttr;
+use crate::check;
+use crate::ctxt::Ctxt;
+
+pub fn derive_enum(input: &DeriveInput, data: &DataEnum) -> TokenStream {
+    let cx = Ctxt::new();
+    let model = EnumModel::from_ast(&cx, input, data);
+    check::enums::check(&cx, &model);
+    match cx.check() {
+        Ok(()) => super::wrap(impl_enum(&model)),
+        Err(errors) => {
+            let arrays = skip_versioning_arrays(&model);
+            let stub = super::errors_with_stub(input, errors, arrays);
+            // The kinds' impls hold no attribute: uses of `variant::<V>()`
+            // raise no follow-on errors.
+            let kinds = match input.generics.params.is_empty() {
+                true => super::wrap(kind_impls(&model)),
+                false => TokenStream::new(),
+            };
+            quote!(#stub #kinds)
+        }
+    }
+}
+
+fn impl_enum(model: &EnumModel) -> TokenStream {
+    let ident = model.ident();
+    let meta = meta(model);
+    let validate = validate_method(model);
+    let stamp = stamp_method(model);
+    let set_id = set_id_method(model);
+    let decode = decode_method(model);
+    let hooks = super::hooks::hook_methods(&model.base);
+    let validate_impl = validate_impl(model);
+    let kinds = kind_impls(model);
+    quote! {
+        impl ::odm::__private::Schema for #ident {
+            #meta
+            #validate
+            #stamp
+            #set_id
+            #decode
+            #hooks
+        }
+        impl ::odm::__private::Document for #ident {}
+        #validate_impl
+        #kinds
+    }
+}
+
+/// `fn __odm_meta` with the enum's `Meta`: its kinds, and the indexes of
+/// every kind.
+fn meta(model: &EnumModel) -> TokenStream {
+    let base = &model.base;
+    let name = model.ident().to_string();
+    let collection = base.collection();
+    let key = match base.version_key() {
+        Some(key) => quote!(::core::option::Option::Some(#key)),
+        None => quote!(::core::option::Option::None),
+    };
+    let concurrency = match &base.attrs.concurrency {
+        Some((_, ConcurrencyAttr::All)) => quote!(::odm::__private::Concurrency::All),
+        _ => quote!(::odm::__private::Concurrency::Off),
+    };
+    let mut skip: Vec<&str> = Vec::new();
+    for (_, cont) in model.struct_variants() {
+        for field in cont
+            .fields
+            .iter()
+            .filter(|f| f.attrs.skip_versioning.is_some())
+        {
+            if !skip.contains(&field.bson_name.as_str()) {
+                skip.push(&field.bson_name);
+            }
+        }
+    }
+    let tag = model.tag().unwrap_or_default();
+    let names = model.variants.iter().map(|v| &v.name);
+    let indexes = model
+        .variants
+        .iter()
+        .flat_map(|v| variant_indexes(model, v));
+    let timestamps = match &base.attrs.timestamps {
+        Some((_, ts)) => {
+            let (created, updated, server_clock) =
+                (&ts.created_at, &ts.updated_at, ts.server_clock);
+            quote! {
+                ::core::option::Option::Some(::odm::__private::Timestamps {
+                    created_at: #created,
+                    updated_at: #updated,
+                    server_clock: #server_clock,
+                })
+            }
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let hooks = base.attrs.hooks.is_some();
+    let arrays = skip_versioning_arrays(model);
+    quote! {
+        fn __odm_meta() -> &'static ::odm::__private::Meta {
+            #arrays
+            static META: ::odm::__private::Meta = ::odm::__private::Meta {
+                name: #name,
+                collection: #collection,
+                versioning: ::odm::__private::Versioning {
+                    key: #key,
+                    concurrency: #concurrency,
+                    skip: &[#(#skip),*],
+                },
+                fields: &[],
+                indexes: &[#(#indexes),*],
+                timestamps: #timestamps,
+                shard_key: &[],
+                hooks: #hooks,
+                kinds: ::core::option::Option::Some(::odm::__private::kind::Kinds {
+                    key: #tag,
+                    names: &[#(#names),*],
+                }),
+            };
+            &META
+        }
+    }
+}
+
+/// `assert_array::<T>()` for every `skip_versioning` field of a struct
+/// variant.
+fn skip_versioning_arrays(model: &EnumModel) -> TokenStream {
+    model
+        .struct_variants()
+        .map(|(_, cont)| super::meta::skip_versioning_arrays(cont))
+        .collect()
+}
+
+/// The partial filter term `{kind: name}` that makes an index one kind's.
+fn kind_term(model: &EnumModel, variant: &Variant) -> TokenStream {
+    let tag = model.tag().unwrap_or_default();
+    let name = &variant.name;
+    quote! {
+        ::odm::__private::Term::Cond(::odm::__private::Condition {
+            path: #tag,
+            op: ::odm::__private::PartialOp::Eq,
+            value: ::odm::__private::PartialValue::Str(#name),
+        })
+    }
+}
+
+/// The `IndexSpec`s of one kind: partial on the kind, named as declared
+/// or MongoDB's default name followed by `_<kind>`.
+fn variant_indexes(model: &EnumModel, variant: &Variant) -> Vec<TokenStream> {
+    let kind = kind_term(model, variant);
+    match &variant.shape {
+        Shape::Struct(cont) => cont
+            .declared_indexes()
+            .into_iter()
+            .map(|d| {
+                let name = match d.named {
+                    true => d.name.clone(),
+                    false => format!("{}_{}", d.name, variant.name),
+                };
+                spec_tokens(&d, quote!(#name), keys_of(&d), vec![kind.clone()])
+            })
+            .collect(),
+        Shape::Newtype(ty) => variant
+            .attrs
+            .indexes
+            .iter()
+            .map(|index| newtype_index(variant, ty, index, kind.clone()))
+            .collect(),
+        Shape::Other => Vec::new(),
+    }
+}
+
+/// The BSON path of the field `ident` of the newtype variant's type `ty`,
+/// as a constant expression of its typed paths (a misspelled field does
+/// not compile, and `ty` must derive `odm::Fields`).
+fn field_path(ty: &Type, ident: &Ident) -> TokenStream {
+    quote_spanned! {ident.span()=>
+        ::odm::__private::fields::path(&::odm::__private::fields::root::<#ty>().#ident())
+    }
+}
+
+/// One index of a newtype variant: keys and partial filter through `ty`'s
+/// typed paths; the default name joined at compile time.
+fn newtype_index(
+    variant: &Variant,
+    ty: &Type,
+    index: &IndexAttr,
+    kind: TokenStream,
+) -> TokenStream {
+    let keys: Vec<TokenStream> = index
+        .keys
+        .iter()
+        .map(|(ident, k)| {
+            let path = field_path(ty, ident);
+            let k = key_tokens(*k);
+            quote!((#path, #k))
+        })
+        .collect();
+    let name = match &index.name {
+        Some(lit) => quote!(#lit),
+        None => {
+            let mut parts: Vec<TokenStream> = Vec::new();
+            for (i, (ident, k)) in index.keys.iter().enumerate() {
+                let separator = if i == 0 { "" } else { "_" };
+                let path = field_path(ty, ident);
+                let dir = format!("_{}", k.name_part());
+                parts.push(quote!(#separator));
+                parts.push(path);
+                parts.push(quote!(#dir));
+            }
+            let suffix = format!("_{}", variant.name);
+            parts.push(quote!(#suffix));
+            quote!({
+                const NAME: &::odm::__private::fields::Joined =
+                    &::odm::__private::fields::Joined::concat(&[#(#parts),*]);
+                NAME.as_str()
+            })
+        }
+    };
+    let cond = |c: &Cond| cond_at(field_path(ty, &c.field), c);
+    let mut terms = vec![kind];
+    for term in index.partial.iter().flat_map(|(_, terms)| terms) {
+        terms.push(match term {
+            Term::Cond(c) => {
+                let c = cond(c);
+                quote!(::odm::__private::Term::Cond(#c))
+            }
+            Term::Or(branches) => {
+                let branches = branches.iter().map(|b| {
+                    let conds = b.iter().map(cond);
+                    quote!(&[#(#conds),*])
+                });
+                quote!(::odm::__private::Term::Or(&[#(#branches),*]))
+            }
+        });
+    }
+    let options = Declared {
+        name: String::new(),
+        span: index.span,
+        keys: Vec::new(),
+        unique: index.unique.is_some(),
+        sparse: index.sparse.is_some(),
+        partial: Vec::new(),
+        expire_after: index.kinds.expire_after.map(|(_, n)| n),
+        weights: Vec::new(),
+        default_language: index
+            .kinds
+            .default_language
+            .as_ref()
+            .map(|(_, s)| s.as_str()),
+        language_override: index
+            .kinds
+            .language_override
+            .as_ref()
+            .map(|(_, s)| s.as_str()),
+        collation: index.kinds.collation.as_ref().map(|(_, c)| c),
+        complete: true,
+        named: index.name.is_some(),
+    };
+    spec_tokens(&options, name, keys, terms)
+}
+
+/// `Self::Variant(__value)` or `Self::Variant { a, b, .. }` binding the
+/// given fields of a struct variant (by their Rust names).
+fn pattern(variant: &Variant, fields: &[&Field]) -> TokenStream {
+    let ident = variant.ident;
+    match &variant.shape {
+        Shape::Newtype(_) => quote!(Self::#ident(__value)),
+        _ => {
+            let names = fields.iter().map(|f| {
+                let (name, binding) = (f.ident, binding(f));
+                quote!(#name: #binding)
+            });
+            quote!(Self::#ident { #(#names,)* .. })
+        }
+    }
+}
+
+/// The name a struct variant's field is bound to in a [`pattern`] (apart
+/// from the generated code's own names).
+fn binding(field: &Field) -> Ident {
+    let name = field.ident.to_string();
+    format_ident!("__field_{}", name.strip_prefix("r#").unwrap_or(&name))
+}
+
+/// Whether the enum runs any validator.
+fn has_rules(model: &EnumModel) -> bool {
+    !model.base.attrs.validate.validators.is_empty()
+        || model.variants.iter().any(|v| match &v.shape {
+            Shape::Newtype(_) => {
+                v.attrs.nested.is_some() || !v.attrs.validate.validators.is_empty()
+            }
+            Shape::Struct(cont) => cont
+                .fields
+                .iter()
+                .any(|f| !f.attrs.validate.rules.is_empty()),
+            Shape::Other => false,
+        })
+}
+
+fn validate_method(model: &EnumModel) -> TokenStream {
+    if !has_rules(model) {
+        return TokenStream::new();
+    }
+    quote! {
+        fn __odm_validate(&self, __errors: &mut ::odm::__private::ValidationErrors) {
+            ::odm::__private::validate::Validate::validate_at(
+                self,
+                &::odm::__private::validate::Path::ROOT,
+                __errors,
+            )
+        }
+    }
+}
+
+/// `impl Validate`: the validators of the kind the value is (a newtype
+/// variant's `nested` and `validate = path`, a struct variant's field
+/// rules), then the enum's own.
+fn validate_impl(model: &EnumModel) -> TokenStream {
+    let ident = model.ident();
+    let v = quote!(::odm::__private::validate);
+    let (path, errors) = match has_rules(model) {
+        true => (quote!(__path), quote!(__errors)),
+        false => (quote!(_), quote!(_)),
+    };
+    let mut helpers = TokenStream::new();
+    let mut arms = Vec::new();
+    for variant in &model.variants {
+        let mut body = TokenStream::new();
+        let mut bound: Vec<&Field> = Vec::new();
+        match &variant.shape {
+            Shape::Newtype(_) => {
+                if let Some(span) = variant.attrs.nested {
+                    body.extend(quote_spanned!(span=> #v::nested(__value, __path, __errors);));
+                }
+                for check in &variant.attrs.validate.validators {
+                    body.extend(
+                        quote_spanned!(check.span()=> #v::container(__value, #check, __path, __errors);),
+                    );
+                }
+            }
+            Shape::Struct(cont) => {
+                for field in cont
+                    .fields
+                    .iter()
+                    .filter(|f| !f.attrs.validate.rules.is_empty())
+                {
+                    let helper = rules_helper(variant, field);
+                    helpers.extend(rules_fn(&helper, field));
+                    let name = &field.bson_name;
+                    let member = binding(field);
+                    let at = match field.attrs.flatten {
+                        true => quote!(__path),
+                        false => quote!(&__path.field(#name)),
+                    };
+                    body.extend(quote!(Self::#helper(#member, #at, __errors);));
+                    bound.push(field);
+                }
+            }
+            Shape::Other => {}
+        }
+        if body.is_empty() {
+            continue;
+        }
+        let pattern = pattern(variant, &bound);
+        arms.push(quote!(#pattern => { #body }));
+    }
+    let matched = match arms.is_empty() {
+        true => TokenStream::new(),
+        false => quote! {
+            #[allow(unreachable_patterns)]
+            match self {
+                #(#arms)*
+                _ => {}
+            }
+        },
+    };
+    let container =
+        model.base.attrs.validate.validators.iter().map(
+            |check| quote_spanned!(check.span()=> #v::container(self, #check, __path, __errors);),
+        );
+    quote! {
+        impl #ident {
+            #helpers
+        }
+        impl ::odm::__private::validate::Validate for #ident {
+            fn validate_at(
+                &self,
+                #path: &::odm::__private::validate::Path<'_>,
+                #errors: &mut ::odm::__private::ValidationErrors,
+            ) {
+                #matched
+                #(#container)*
+            }
+        }
+    }
+}
+
+/// The name of the function running one struct variant field's rules.
+fn rules_helper(variant: &Variant, field: &Field) -> Ident {
+    let name = field.ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name);
+    format_ident!("__odm_rules_{}_{}", variant.ident, name)
+}
+
+/// One function running a field's rules on a `&FieldType`, so each rule
+/// is type-checked (and any error reported) at its attribute.
+fn rules_fn(helper: &Ident, field: &Field) -> TokenStream {
+    let ty = field.ty;
+    let at = quote!(__path);
+    let calls = field.attrs.validate.rules.iter().map(|rule| {
+        let value = quote_spanned!(rule.span=> __value);
+        super::validate::rule_call(rule, value, &at)
+    });
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_snake_case, dead_code)]
+        fn #helper(
+            __value: &#ty,
+            __path: &::odm::__private::validate::Path<'_>,
+            __errors: &mut ::odm::__private::ValidationErrors,
+        ) {
+            #(#calls)*
+        }
+    }
+}
+
+/// `fn __odm_stamp`: a struct variant's two fields written directly
+/// (their types checked by `TimestampField`), a newtype variant's type
+/// through serde.
+fn stamp_method(model: &EnumModel) -> TokenStream {
+    let Some((_, ts)) = &model.base.attrs.timestamps else {
+        return TokenStream::new();
+    };
+    let (created_name, updated_name) = (&ts.created_at, &ts.updated_at);
+    let arms = model.variants.iter().map(|variant| match &variant.shape {
+        Shape::Newtype(_) => {
+            let pattern = pattern(variant, &[]);
+            quote! {
+                #pattern => ::odm::__private::kind::stamp(
+                    __value,
+                    (#created_name, #updated_name),
+                    created,
+                    updated,
+                ),
+            }
+        }
+        Shape::Struct(cont) => {
+            let find = |name: &str| cont.stored_fields().find(|f| f.bson_name == name);
+            let (Some(created), Some(updated)) = (find(created_name), find(updated_name)) else {
+                // check::enums reported it; never reached.
+                return TokenStream::new();
+            };
+            let put = |field: &Field, value: TokenStream| {
+                let ty = field.ty;
+                let ident = binding(field);
+                quote_spanned! {ty.span()=>
+                    <#ty as ::odm::__private::TimestampField>::__odm_put(#ident, #value)
+                }
+            };
+            let put_created = put(created, quote!(at));
+            let put_updated = put(updated, quote!(updated));
+            let pattern = pattern(variant, &[created, updated]);
+            quote! {
+                #pattern => {
+                    if let ::core::option::Option::Some(at) = created {
+                        #put_created;
+                    }
+                    #put_updated;
+                }
+            }
+        }
+        Shape::Other => TokenStream::new(),
+    });
+    quote! {
+        fn __odm_stamp(
+            &mut self,
+            created: ::core::option::Option<::odm::__private::DateTime>,
+            updated: ::odm::__private::DateTime,
+        ) {
+            match self {
+                #(#arms)*
+            }
+        }
+    }
+}
+
+/// `fn __odm_set_id`: into a struct variant's `_id` field, or a newtype
+/// variant's type through serde (an error when it keeps no `_id`).
+fn set_id_method(model: &EnumModel) -> TokenStream {
+    let arms = model.variants.iter().map(|variant| match &variant.shape {
+        Shape::Newtype(_) => {
+            let pattern = pattern(variant, &[]);
+            quote!(#pattern => ::odm::__private::kind::set_id(__value, id),)
+        }
+        Shape::Struct(cont) => {
+            let Some(field) = cont.stored_fields().find(|f| f.bson_name == "_id") else {
+                return TokenStream::new();
+            };
+            let ty = field.ty;
+            let ident = binding(field);
+            let pattern = pattern(variant, &[field]);
+            quote_spanned! {ty.span()=>
+                #pattern => ::odm::__private::set_id::<#ty>(#ident, id),
+            }
+        }
+        Shape::Other => TokenStream::new(),
+    });
+    quote! {
+        fn __odm_set_id(
+            &mut self,
+            id: ::odm::__private::Bson,
+        ) -> ::core::result::Result<(), ::odm::__private::IdError> {
+            match self {
+                #(#arms)*
+            }
+        }
+    }
+}
+
+/// `fn __odm_fast_decode`: the newtype variant the stored kind names,
+/// decoded as its type on the fast path; a struct variant (and anything
+/// the fast path gives up on) goes through serde's own decoding.
+fn decode_method(model: &EnumModel) -> TokenStream {
+    let tag = model.tag().unwrap_or_default();
+    let arms = model
+        .variants
+        .iter()
+        .filter_map(|variant| match &variant.shape {
+            Shape::Newtype(ty) => {
+                let (name, ident) = (&variant.name, variant.ident);
+                Some(quote! {
+                    #name => __decoder.decode::<#ty>().map(|(v, seen)| (Self::#ident(v), seen)),
+                })
+            }
+            _ => None,
+        });
+    quote! {
+        fn __odm_fast_decode<'__a>(
+            bytes: &'__a [u8],
+            skip: ::core::option::Option<&'static str>,
+        ) -> ::core::option::Option<(Self, ::odm::__private::kind::Seen<'__a>)> {
+            ::odm::__private::kind::decode_kind(bytes, skip, #tag, |__kind, __decoder| {
+                match __kind {
+                    #(#arms)*
+                    _ => ::core::option::Option::None,
+                }
+            })
+        }
+    }
+}
+
+/// `impl Kind<Enum> for V` for each newtype variant `Variant(V)`.
+fn kind_impls(model: &EnumModel) -> TokenStream {
+    let ident = model.ident();
+    model
+        .variants
+        .iter()
+        .filter_map(|variant| match &variant.shape {
+            Shape::Newtype(ty) => {
+                let (name, v) = (&variant.name, variant.ident);
+                let span = ty.span();
+                Some(quote_spanned! {span=>
+                    impl ::odm::__private::kind::Kind<#ident> for #ty {
+                        const NAME: &'static str = #name;
+                        fn into_model(self) -> #ident {
+                            #ident::#v(self)
+                        }
+                    }
+                })
+            }
+            _ => None,
+        })
+        .collect()
+}
