@@ -180,12 +180,16 @@ fn check_variant(cx: &Ctxt, model: &EnumModel, variant: &Variant) {
         cx.syn_error(syn::Error::new(refused.span, &refused.message));
     }
     match &variant.shape {
+        // serde refuses a tuple variant in an internally tagged enum itself.
+        Shape::Other if matches!(variant.original.fields, syn::Fields::Unnamed(_)) => {
+            cx.defer_to_serde()
+        }
         Shape::Other => cx.error_spanned_by(
             variant.original,
             format!(
-                "variant `{v}` holds no document: every kind of an enum model is a struct \
-                 variant with a field stored as `_id` (`{v} {{ #[serde(rename = \"_id\")] id: \
-                 ObjectId, .. }}`) or a newtype variant of a struct holding one (`{v}({v})`)",
+                "unit variant `{v}` holds no document: every kind of an enum model is a \
+                 struct variant with a field stored as `_id` (`{v} {{ #[serde(rename = \"_id\")] \
+                 id: ObjectId, .. }}`) or a newtype variant of a struct holding one (`{v}({v})`)",
                 v = variant.ident
             ),
         ),

@@ -575,11 +575,14 @@ fn decode_method(model: &EnumModel) -> TokenStream {
 /// `impl Kind<Enum> for V` for each newtype variant `Variant(V)`.
 fn kind_impls(model: &EnumModel) -> TokenStream {
     let ident = model.ident();
+    // One impl per type: a type held twice is an error already reported.
+    let mut seen = Vec::new();
     model
         .variants
         .iter()
         .filter_map(|variant| match &variant.shape {
-            Shape::Newtype(ty) => {
+            Shape::Newtype(ty) if !seen.contains(&quote!(#ty).to_string()) => {
+                seen.push(quote!(#ty).to_string());
                 let (name, v) = (&variant.name, variant.ident);
                 let span = ty.span();
                 Some(quote_spanned! {span=>
