@@ -92,6 +92,7 @@ pub fn impl_document(cont: &Container) -> TokenStream {
                     timestamps: #timestamps,
                     shard_key: &[#(#shard_key),*],
                     hooks: #hooks,
+                    kinds: ::core::option::Option::None,
                 };
                 &META
             }
