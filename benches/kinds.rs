@@ -97,12 +97,12 @@ where
     let filter = changes.as_ref().expect("a change").0.clone();
     let update = check_save("save_build_scalar", raw, changes, &*doc);
     assert_eq!(update, counter_update(7));
-    if let Some(kinds) = odm::bson::to_document(value)
-        .unwrap()
-        .get("kind")
-        .cloned()
-    {
-        assert_eq!(filter.get("kind"), Some(&kinds), "the kind is in the filter");
+    if let Some(kinds) = odm::bson::to_document(value).unwrap().get("kind").cloned() {
+        assert_eq!(
+            filter.get("kind"),
+            Some(&kinds),
+            "the kind is in the filter"
+        );
     }
 }
 
@@ -188,15 +188,40 @@ fn main() {
             ("M", stored(&Shaped::Article(m.clone())).as_bytes().len()),
         ];
         let mut out = Vec::new();
-        let (smalls, articles, shaped) = (Small::model(&db), Article::model(&db), Shaped::model(&db));
+        let (smalls, articles, shaped) =
+            (Small::model(&db), Article::model(&db), Shaped::model(&db));
         let set_small = |d: &mut Small, n| d.counter = n;
         let set_article = |d: &mut Article, n| d.counter = n;
         let set_shaped = |d: &mut Shaped, n| d.set_counter(n);
         rows(&plan, &mut out, "S", STRUCT, &smalls, &s, set_small);
-        rows(&plan, &mut out, "S", ENUM, &shaped, &Shaped::Small(s.clone()), set_shaped);
-        rows(&plan, &mut out, "S", INLINE, &shaped, &inline(&s), set_shaped);
+        rows(
+            &plan,
+            &mut out,
+            "S",
+            ENUM,
+            &shaped,
+            &Shaped::Small(s.clone()),
+            set_shaped,
+        );
+        rows(
+            &plan,
+            &mut out,
+            "S",
+            INLINE,
+            &shaped,
+            &inline(&s),
+            set_shaped,
+        );
         rows(&plan, &mut out, "M", STRUCT, &articles, &m, set_article);
-        rows(&plan, &mut out, "M", ENUM, &shaped, &Shaped::Article(m.clone()), set_shaped);
+        rows(
+            &plan,
+            &mut out,
+            "M",
+            ENUM,
+            &shaped,
+            &Shaped::Article(m.clone()),
+            set_shaped,
+        );
         print(&out, &sizes, &[]);
         ratios(&out);
         client.shutdown().await;

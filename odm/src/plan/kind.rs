@@ -19,6 +19,7 @@
 use mongodb::bson::raw::RawDocument;
 use mongodb::bson::{doc, Bson, Document};
 
+use crate::codec::scan::Walk;
 use crate::error::{Error, Result, ValidationError};
 use crate::plan::diff::{lookup, Change, Missing, Op};
 use crate::plan::tracked::Tracked;
@@ -69,10 +70,15 @@ pub(crate) fn loaded(key: &str, tracked: &Tracked) -> Result<Option<Bson>> {
         Tracked::Clean { stored, .. } => stored.as_bytes(),
         Tracked::New | Tracked::Unserializable { .. } => return Ok(None),
     };
-    match lookup(bytes, key)? {
-        Some((value, _)) => Ok(Some(value.decode()?)),
-        None => Ok(None),
+    // One walk of the top level, no allocation: the kind is usually the
+    // first element (serde writes the tag first).
+    let mut walk = Walk::new(bytes)?;
+    while let Some(element) = walk.next_elem()? {
+        if element.key == key.as_bytes() {
+            return Ok(Some(element.decode()?));
+        }
     }
+    Ok(None)
 }
 
 /// The version effect of a save, `effect` as the versioning rules give

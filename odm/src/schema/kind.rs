@@ -23,6 +23,7 @@ use serde::Serialize;
 
 use crate::bson_release::{self, DeError};
 use crate::codec::rawde::{self, Seen};
+use crate::codec::scan::Walk;
 
 /// What an enum model records: the key the kind is stored under and the
 /// stored name of each variant.
@@ -54,8 +55,20 @@ pub trait Kind<T>: Sized {
 /// The kind a stored document's bytes name: the string under `key` at its
 /// top level. `None` when it has none, or not a string.
 pub(crate) fn stored_kind<'a>(bytes: &'a [u8], key: &str) -> Option<&'a str> {
-    let raw = mongodb::bson::raw::RawDocument::from_bytes(bytes).ok()?;
-    raw.get_str(key).ok()
+    // One walk of the top level: the kind is usually the first element.
+    let mut walk = Walk::new(bytes).ok()?;
+    while let Some(element) = walk.next_elem().ok()? {
+        if element.key == key.as_bytes() {
+            // A string: its length (with the NUL), its bytes, a NUL.
+            const STRING: u8 = 0x02;
+            let text = match (element.tag, element.value) {
+                (STRING, [_, _, _, _, text @ .., 0]) => text,
+                _ => return None,
+            };
+            return crate::codec::text::utf8(text);
+        }
+    }
+    None
 }
 
 /// The fast decoding of a stored document into the newtype variant the
