@@ -5,9 +5,10 @@
 //!
 //! The default tests store documents exactly as Mongoose stores them and
 //! send Mongoose's writes raw (as `mongoose_interop.rs` does), so no Node
-//! runtime is needed. `ODM_MONGOOSE=1` also runs Mongoose itself (Node.js
-//! >= 20 and npm; Mongoose installed as `benches/mongoose` pins it) on
-//! the same collection: `tests/mongoose_support/discriminators.mjs`.
+//! runtime is needed. `ODM_MONGOOSE=1` also runs Mongoose itself on the
+//! same collection (`tests/mongoose_support/discriminators.mjs`; it needs
+//! Node.js 20 or later and npm, and installs Mongoose as
+//! `benches/mongoose` pins it).
 
 mod common;
 

@@ -129,7 +129,9 @@ pub async fn run(db: &mongodb::Database) -> odm::Result<Outcome> {
     ];
     println!("clicks on #buy: {buy_clicks}; per kind: {per_kind:?}");
     println!("the paid checkout: {purchase}");
-    println!("stale checkout refused: {stale_refused}; second purchase refused: {duplicate_refused}");
+    println!(
+        "stale checkout refused: {stale_refused}; second purchase refused: {duplicate_refused}"
+    );
     Ok(Outcome {
         buy_clicks,
         per_kind,

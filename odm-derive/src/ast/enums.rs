@@ -5,7 +5,6 @@ use syn::{DataEnum, DeriveInput, Fields, Ident, Type};
 
 use crate::ast::{named_fields, Container};
 use crate::attr::enums::{EnumSerde, VariantAttrs};
-use crate::attr::validate::ContainerRules;
 use crate::attr::ContainerAttrs;
 use crate::ctxt::Ctxt;
 
@@ -33,7 +32,7 @@ pub enum Shape<'a> {
     Newtype(&'a Type),
     /// `Click { .. }`: its fields as a container (with the variant's
     /// indexes and validators as its attributes).
-    Struct(Container<'a>),
+    Struct(Box<Container<'a>>),
     /// `Click` or `Click(A, B)`: nothing a document can be made of.
     Other,
 }
@@ -63,9 +62,14 @@ impl<'a> EnumModel<'a> {
                         let fields = named_fields(cx, named, rule);
                         let container_attrs = ContainerAttrs::of_variant(
                             std::mem::take(&mut attrs.indexes),
-                            std::mem::replace(&mut attrs.validate, ContainerRules::default()),
+                            std::mem::take(&mut attrs.validate),
                         );
-                        Shape::Struct(Container::of_variant(input, ident, container_attrs, fields))
+                        Shape::Struct(Box::new(Container::of_variant(
+                            input,
+                            ident,
+                            container_attrs,
+                            fields,
+                        )))
                     }
                     _ => Shape::Other,
                 };
@@ -97,7 +101,7 @@ impl<'a> EnumModel<'a> {
     /// The struct variants' containers.
     pub fn struct_variants(&self) -> impl Iterator<Item = (&Variant<'a>, &Container<'a>)> {
         self.variants.iter().filter_map(|v| match &v.shape {
-            Shape::Struct(cont) => Some((v, cont)),
+            Shape::Struct(cont) => Some((v, &**cont)),
             _ => None,
         })
     }
