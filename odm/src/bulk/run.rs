@@ -287,7 +287,7 @@ fn kind_only(p: &Pending) -> bool {
 /// was loaded as.
 fn same_kind(p: &Pending, stored: &BsonDocument) -> bool {
     match &p.plan.kind {
-        Some(term) => stored.get(term.key) == Some(&term.loaded),
+        Some(term) => stored.get_str(term.key) == Ok(term.loaded),
         None => true,
     }
 }

@@ -195,7 +195,7 @@ impl<T: Document> Doc<T> {
     pub(crate) fn delete_target(&self) -> Option<BsonDocument> {
         let mut target = self.target()?;
         if let Some(kinds) = T::__odm_meta().kinds {
-            if let Ok(Some(kind)) = crate::plan::kind::loaded(kinds.key, &self.tracked) {
+            if let Ok(Some(kind)) = crate::plan::kind::loaded(kinds, &self.tracked) {
                 target.insert(kinds.key, kind);
             }
         }

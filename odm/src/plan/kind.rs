@@ -19,7 +19,7 @@
 use mongodb::bson::raw::RawDocument;
 use mongodb::bson::{doc, Bson, Document};
 
-use crate::codec::scan::Walk;
+use crate::codec::scan::raw_error;
 use crate::error::{Error, Result, ValidationError};
 use crate::plan::diff::{lookup, Change, Missing, Op};
 use crate::plan::tracked::Tracked;
@@ -33,9 +33,9 @@ use crate::schema::meta::Versioning;
 pub(crate) struct KindTerm {
     /// The kind key (the serde tag).
     pub key: &'static str,
-    /// The kind the document was loaded or last saved as: what the filter
-    /// requires.
-    pub loaded: Bson,
+    /// The kind the document was loaded or last saved as (one of the
+    /// model's names): what the filter requires.
+    pub loaded: &'static str,
     /// The save changes the kind.
     pub changed: bool,
 }
@@ -51,7 +51,7 @@ pub(crate) fn term(
     let Some(kinds) = kinds else {
         return Ok(None);
     };
-    let Some(loaded) = loaded(kinds.key, tracked)? else {
+    let Some(loaded) = loaded(kinds, tracked)? else {
         return Ok(None);
     };
     Ok(Some(KindTerm {
@@ -61,24 +61,25 @@ pub(crate) fn term(
     }))
 }
 
-/// The kind the stored document holds as this copy knows it: in the
-/// snapshot (the value as loaded or saved, serialized) or the document as
-/// read.
-pub(crate) fn loaded(key: &str, tracked: &Tracked) -> Result<Option<Bson>> {
+/// The kind the stored document holds as this copy knows it (in the
+/// snapshot, the value as loaded or saved, serialized; or the document as
+/// read), as the model's name for it. A kind that is none of the model's
+/// names cannot have been loaded: it is an error.
+pub(crate) fn loaded(kinds: Kinds, tracked: &Tracked) -> Result<Option<&'static str>> {
     let bytes = match tracked {
         Tracked::Snapshot { snapshot, .. } => snapshot.as_bytes(),
         Tracked::Clean { stored, .. } => stored.as_bytes(),
         Tracked::New | Tracked::Unserializable { .. } => return Ok(None),
     };
-    // One walk of the top level, no allocation: the kind is usually the
-    // first element (serde writes the tag first).
-    let mut walk = Walk::new(bytes)?;
-    while let Some(element) = walk.next_elem()? {
-        if element.key == key.as_bytes() {
-            return Ok(Some(element.decode()?));
-        }
+    let Some(stored) = crate::schema::kind::stored_kind(bytes, kinds.key) else {
+        return Ok(None);
+    };
+    match kinds.names.iter().find(|name| **name == stored) {
+        Some(name) => Ok(Some(name)),
+        None => Err(raw_error(format!(
+            "the stored kind `{stored}` is none of the model's kinds"
+        ))),
     }
-    Ok(None)
 }
 
 /// The version effect of a save, `effect` as the versioning rules give
@@ -128,7 +129,7 @@ pub(crate) fn fill_new_kind(
 /// Adds the kind to the filter of a write (after `_id` and the shard
 /// key).
 pub(crate) fn add(filter: &mut Document, term: &KindTerm) {
-    filter.insert(term.key, term.loaded.clone());
+    filter.insert(term.key, term.loaded);
 }
 
 /// `filter` restricted to documents of the kind `name`: `{key: name}`

@@ -27,7 +27,7 @@ fn the_term_holds_the_loaded_kind_and_tells_a_change() {
         .unwrap()
         .expect("an enum model has a kind term");
     assert_eq!(term.key, "kind");
-    assert_eq!(term.loaded, Bson::String("Click".into()));
+    assert_eq!(term.loaded, "Click");
     assert!(term.changed);
 
     let same = rawdoc! { "kind": "Click", "_id": 1, "element": "#cart" };
@@ -52,17 +52,20 @@ fn a_clean_copy_reads_the_kind_where_the_store_put_it() {
         id: Bson::Int32(1),
         stored,
     };
-    assert_eq!(
-        loaded("kind", &clean).unwrap(),
-        Some(Bson::String("Click".into()))
-    );
+    assert_eq!(loaded(KINDS, &clean).unwrap(), Some("Click"));
+    // A stored kind the model does not name cannot have loaded.
+    let odd = Tracked::Clean {
+        id: Bson::Int32(1),
+        stored: rawdoc! { "_id": 1, "kind": "Other" },
+    };
+    assert!(loaded(KINDS, &odd).is_err());
 }
 
 #[test]
 fn a_change_of_kind_is_a_rewrite_in_every_mode() {
     let term = KindTerm {
         key: "kind",
-        loaded: Bson::String("Click".into()),
+        loaded: "Click",
         changed: true,
     };
     for concurrency in [
