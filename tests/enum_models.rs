@@ -221,6 +221,27 @@ async fn a_stale_copy_of_the_old_kind_never_writes_into_the_new_one() {
 }
 
 #[tokio::test]
+async fn a_change_of_kind_keeps_the_id() {
+    let t = TestDb::new().await;
+    let events = Event::model(&t.db);
+    let c = click("#buy");
+    let mut doc = events.create(Event::Click(c.clone())).await.unwrap();
+    let before = stored(&events, c.id).await.unwrap();
+    // A new variant built with a new id: refused before sending, the Doc
+    // keeps its change.
+    *doc = Event::Purchase(purchase(5));
+    let e = doc.save().await.unwrap_err();
+    let Error::Validation(errors) = &e else {
+        panic!("{e:?}")
+    };
+    assert_eq!(errors.paths(), vec!["_id"], "{e}");
+    assert!(matches!(&*doc, Event::Purchase(_)));
+    assert_eq!(doc.version(), Some(0));
+    assert_eq!(stored(&events, c.id).await.unwrap(), before);
+    t.finish().await;
+}
+
+#[tokio::test]
 async fn a_stale_change_of_kind_fails_instead_of_overwriting() {
     let t = TestDb::new().await;
     let events = Event::model(&t.db);

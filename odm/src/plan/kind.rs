@@ -126,6 +126,24 @@ pub(crate) fn fill_new_kind(
     Ok(())
 }
 
+/// Refuses a save whose changes write the `_id` of a stored document
+/// (MongoDB refuses to change it): most likely a change of kind whose new
+/// variant was given a new id. [`Error::Validation`] on `_id`, before
+/// anything is sent.
+pub(crate) fn check_id(changes: &[Change]) -> Result<()> {
+    if changes.iter().any(|c| same_or_under(&c.path, "_id")) {
+        return Err(Error::Validation(
+            ValidationError::new(
+                "_id",
+                "the `_id` of a stored document cannot change (MongoDB refuses it): give a \
+                 changed value, a new variant included, the id the document was loaded with",
+            )
+            .into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Adds the kind to the filter of a write (after `_id` and the shard
 /// key).
 pub(crate) fn add(filter: &mut Document, term: &KindTerm) {

@@ -77,6 +77,7 @@ pub(crate) fn plan<T: Schema>(
             let out = diff::diff_out(snapshot, &current)?;
             reordered = out.reordered;
             let mut changes = diff::fill_missing(out.changes, missing, &current)?;
+            kind::check_id(&changes)?;
             kind = kind::term(meta.kinds, tracked, &changes)?;
             kind::fill_new_kind(kind.as_ref(), &mut changes, missing, &current)?;
             changes
