@@ -16,6 +16,7 @@ use syn::spanned::Spanned;
 use syn::{DataEnum, DeriveInput, Ident, Type};
 
 use super::indexes::{cond_at, key_tokens, keys_of, spec_tokens};
+use super::meta::MetaParts;
 use crate::ast::enums::{EnumModel, Shape, Variant};
 use crate::ast::index::Declared;
 use crate::ast::Field;
@@ -74,25 +75,19 @@ fn impl_enum(model: &EnumModel) -> TokenStream {
 /// every kind.
 fn meta(model: &EnumModel) -> TokenStream {
     let base = &model.base;
-    let name = model.ident().to_string();
-    let collection = base.collection();
-    let key = match base.version_key() {
-        Some(key) => quote!(::core::option::Option::Some(#key)),
-        None => quote!(::core::option::Option::None),
-    };
     let concurrency = match &base.attrs.concurrency {
         Some((_, ConcurrencyAttr::All)) => quote!(::odm::__private::Concurrency::All),
         _ => quote!(::odm::__private::Concurrency::Off),
     };
-    let mut skip: Vec<&str> = Vec::new();
+    let mut skip: Vec<String> = Vec::new();
     for (_, cont) in model.struct_variants() {
         for field in cont
             .fields
             .iter()
             .filter(|f| f.attrs.skip_versioning.is_some())
         {
-            if !skip.contains(&field.bson_name.as_str()) {
-                skip.push(&field.bson_name);
+            if !skip.contains(&field.bson_name) {
+                skip.push(field.bson_name.clone());
             }
         }
     }
@@ -102,46 +97,27 @@ fn meta(model: &EnumModel) -> TokenStream {
         .variants
         .iter()
         .flat_map(|v| variant_indexes(model, v));
-    let timestamps = match &base.attrs.timestamps {
-        Some((_, ts)) => {
-            let (created, updated, server_clock) =
-                (&ts.created_at, &ts.updated_at, ts.server_clock);
-            quote! {
-                ::core::option::Option::Some(::odm::__private::Timestamps {
-                    created_at: #created,
-                    updated_at: #updated,
-                    server_clock: #server_clock,
-                })
-            }
-        }
-        None => quote!(::core::option::Option::None),
-    };
-    let hooks = base.attrs.hooks.is_some();
-    let arrays = skip_versioning_arrays(model);
-    quote! {
-        fn __odm_meta() -> &'static ::odm::__private::Meta {
-            #arrays
-            static META: ::odm::__private::Meta = ::odm::__private::Meta {
-                name: #name,
-                collection: #collection,
-                versioning: ::odm::__private::Versioning {
-                    key: #key,
-                    concurrency: #concurrency,
-                    skip: &[#(#skip),*],
-                },
-                fields: &[],
-                indexes: &[#(#indexes),*],
-                timestamps: #timestamps,
-                shard_key: &[],
-                hooks: #hooks,
-                kinds: ::core::option::Option::Some(::odm::__private::kind::Kinds {
+    super::meta::meta_fn(
+        skip_versioning_arrays(model),
+        MetaParts {
+            name: model.ident().to_string(),
+            collection: base.collection(),
+            key: super::meta::version_key(base),
+            concurrency,
+            skip,
+            fields: Vec::new(),
+            indexes: quote!(&[#(#indexes),*]),
+            timestamps: super::meta::timestamps_meta(base),
+            shard_key: Vec::new(),
+            hooks: base.attrs.hooks.is_some(),
+            kinds: quote! {
+                ::core::option::Option::Some(::odm::__private::kind::Kinds {
                     key: #tag,
                     names: &[#(#names),*],
-                }),
-            };
-            &META
-        }
-    }
+                })
+            },
+        },
+    )
 }
 
 /// `assert_array::<T>()` for every `skip_versioning` field of a struct
@@ -321,17 +297,9 @@ fn has_rules(model: &EnumModel) -> bool {
 }
 
 fn validate_method(model: &EnumModel) -> TokenStream {
-    if !has_rules(model) {
-        return TokenStream::new();
-    }
-    quote! {
-        fn __odm_validate(&self, __errors: &mut ::odm::__private::ValidationErrors) {
-            ::odm::__private::validate::Validate::validate_at(
-                self,
-                &::odm::__private::validate::Path::ROOT,
-                __errors,
-            )
-        }
+    match has_rules(model) {
+        true => super::validate::validate_method(),
+        false => TokenStream::new(),
     }
 }
 

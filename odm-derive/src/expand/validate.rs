@@ -57,6 +57,11 @@ pub fn document_method(cont: &Container) -> TokenStream {
     if !has_rules(cont) {
         return TokenStream::new();
     }
+    validate_method()
+}
+
+/// `fn __odm_validate` running the type's `Validate` impl from the root.
+pub fn validate_method() -> TokenStream {
     quote! {
         fn __odm_validate(&self, __errors: &mut ::odm::__private::ValidationErrors) {
             ::odm::__private::validate::Validate::validate_at(

@@ -17,7 +17,7 @@
 //!   Mongoose did, #5130 and #9600).
 
 use mongodb::bson::raw::RawDocument;
-use mongodb::bson::{doc, Bson, Document};
+use mongodb::bson::{doc, Document};
 
 use crate::codec::scan::raw_error;
 use crate::error::{Error, Result, ValidationError};
@@ -169,25 +169,7 @@ pub(crate) fn scoped(mut filter: Document, key: &str, name: &str) -> Document {
 /// old kind's fields would stay beside the new kind. A change of kind is a
 /// save of the `Doc` whose variant changed. `model` names the enum.
 pub(crate) fn check_update(kinds: Option<Kinds>, update: &Document, model: &str) -> Result<()> {
-    let Some(kinds) = kinds else {
-        return Ok(());
-    };
-    let bodies = update
-        .iter()
-        .filter(|(op, _)| op.starts_with('$'))
-        .filter_map(|(op, body)| match body {
-            Bson::Document(body) => Some((op == "$rename", body)),
-            _ => None,
-        });
-    for (rename, body) in bodies {
-        let renamed_to = body.values().filter(|_| rename).filter_map(Bson::as_str);
-        check_paths(
-            Some(kinds),
-            body.keys().map(String::as_str).chain(renamed_to),
-            model,
-        )?;
-    }
-    Ok(())
+    check_paths(kinds, crate::plan::update_ops::written_paths(update), model)
 }
 
 /// [`check_update`] on the paths `paths` a write sets (an upsert's `set`).

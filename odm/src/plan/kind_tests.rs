@@ -193,7 +193,10 @@ fn a_new_id_on_a_stored_document_is_refused() {
     let old = rawdoc! { "kind": "Click", "_id": 1, "element": "#buy" };
     let new = rawdoc! { "kind": "Purchase", "_id": 2, "cents": 5 };
     let e = check_id(&diff(&old, &new).unwrap()).unwrap_err();
-    assert!(matches!(&e, Error::Validation(v) if v.paths() == ["_id"]), "{e:?}");
+    assert!(
+        matches!(&e, Error::Validation(v) if v.paths() == ["_id"]),
+        "{e:?}"
+    );
     let same = rawdoc! { "kind": "Purchase", "_id": 1, "cents": 5 };
     check_id(&diff(&old, &same).unwrap()).unwrap();
 }
