@@ -568,3 +568,45 @@ async fn the_fast_decoding_gives_what_serde_gives() {
     }
     client.shutdown().await;
 }
+
+#[tokio::test]
+async fn insert_many_lean_reads_and_update_with_retry_across_kinds() {
+    let t = TestDb::new().await;
+    let events = Event::model(&t.db);
+    let c = click("#a");
+    let p = purchase(3);
+    let outcomes = events
+        .insert_many([Event::Click(c.clone()), Event::Purchase(p.clone())])
+        .await
+        .unwrap();
+    assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
+    let lean: Vec<Event> = events
+        .variant::<Purchase>()
+        .find(doc! {})
+        .lean()
+        .await
+        .unwrap();
+    assert_eq!(lean, vec![Event::Purchase(p.clone())]);
+    // A change of kind inside update_with_retry: a checked rewrite, once.
+    let done = events
+        .update_with_retry(c.id, 3, |e: &mut Event| {
+            let Event::Click(c) = e else {
+                return Ok(());
+            };
+            *e = Event::Purchase(Purchase {
+                id: c.id,
+                cents: 1,
+                tags: c.tags.clone(),
+            });
+            Ok(())
+        })
+        .await
+        .unwrap();
+    assert!(matches!(&*done, Event::Purchase(q) if q.cents == 1));
+    assert_eq!(
+        stored(&events, c.id).await.unwrap(),
+        doc! { "kind": "Purchase", "_id": c.id, "tags": [], "__v": 1, "cents": 1_i64 }
+    );
+    assert_eq!(events.variant::<Click>().count(doc! {}).await.unwrap(), 0);
+    t.finish().await;
+}
