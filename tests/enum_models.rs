@@ -557,7 +557,10 @@ async fn the_fast_decoding_gives_what_serde_gives() {
     // naming the document.
     for (stored, says) in [
         // (The value itself is shown only with values switched on.)
-        (doc! { "kind": "Refund", "_id": id }, "field \"kind\": unknown variant"),
+        (
+            doc! { "kind": "Refund", "_id": id },
+            "field \"kind\": unknown variant",
+        ),
         (doc! { "_id": id, "element": "#a" }, "missing field `kind`"),
     ] {
         let raw = odm::bson::RawDocumentBuf::from_document(&stored).unwrap();

@@ -13,15 +13,14 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{DataEnum, DeriveInput, Ident, Type};
+use syn::{DataEnum, DeriveInput, Ident};
 
-use super::indexes::{cond_at, key_tokens, keys_of, spec_tokens};
+mod indexes;
+mod validate;
+
 use super::meta::MetaParts;
 use crate::ast::enums::{EnumModel, Shape, Variant};
-use crate::ast::index::Declared;
 use crate::ast::Field;
-use crate::attr::index::IndexAttr;
-use crate::attr::partial::{Cond, Term};
 use crate::attr::ConcurrencyAttr;
 use crate::check;
 use crate::ctxt::Ctxt;
@@ -49,12 +48,12 @@ pub fn derive_enum(input: &DeriveInput, data: &DataEnum) -> TokenStream {
 fn impl_enum(model: &EnumModel) -> TokenStream {
     let ident = model.ident();
     let meta = meta(model);
-    let validate = validate_method(model);
+    let validate = validate::validate_method(model);
     let stamp = stamp_method(model);
     let set_id = set_id_method(model);
     let decode = decode_method(model);
     let hooks = super::hooks::hook_methods(&model.base);
-    let validate_impl = validate_impl(model);
+    let validate_impl = validate::validate_impl(model);
     let kinds = kind_impls(model);
     quote! {
         impl ::odm::__private::Schema for #ident {
@@ -96,7 +95,7 @@ fn meta(model: &EnumModel) -> TokenStream {
     let indexes = model
         .variants
         .iter()
-        .flat_map(|v| variant_indexes(model, v));
+        .flat_map(|v| indexes::variant_indexes(model, v));
     super::meta::meta_fn(
         skip_versioning_arrays(model),
         MetaParts {
@@ -129,135 +128,6 @@ fn skip_versioning_arrays(model: &EnumModel) -> TokenStream {
         .collect()
 }
 
-/// The partial filter term `{kind: name}` that makes an index one kind's.
-fn kind_term(model: &EnumModel, variant: &Variant) -> TokenStream {
-    let tag = model.tag().unwrap_or_default();
-    let name = &variant.name;
-    quote! {
-        ::odm::__private::Term::Cond(::odm::__private::Condition {
-            path: #tag,
-            op: ::odm::__private::PartialOp::Eq,
-            value: ::odm::__private::PartialValue::Str(#name),
-        })
-    }
-}
-
-/// The `IndexSpec`s of one kind: partial on the kind, named as declared
-/// or MongoDB's default name followed by `_<kind>`.
-fn variant_indexes(model: &EnumModel, variant: &Variant) -> Vec<TokenStream> {
-    let kind = kind_term(model, variant);
-    match &variant.shape {
-        Shape::Struct(cont) => cont
-            .declared_indexes()
-            .into_iter()
-            .map(|d| {
-                let name = match d.named {
-                    true => d.name.clone(),
-                    false => format!("{}_{}", d.name, variant.name),
-                };
-                spec_tokens(&d, quote!(#name), keys_of(&d), vec![kind.clone()])
-            })
-            .collect(),
-        Shape::Newtype(ty) => variant
-            .attrs
-            .indexes
-            .iter()
-            .map(|index| newtype_index(variant, ty, index, kind.clone()))
-            .collect(),
-        Shape::Other => Vec::new(),
-    }
-}
-
-/// The BSON path of the field `ident` of the newtype variant's type `ty`,
-/// as a constant expression of its typed paths (a misspelled field does
-/// not compile, and `ty` must derive `odm::Fields`).
-fn field_path(ty: &Type, ident: &Ident) -> TokenStream {
-    quote_spanned! {ident.span()=>
-        ::odm::__private::fields::path(&::odm::__private::fields::root::<#ty>().#ident())
-    }
-}
-
-/// One index of a newtype variant: keys and partial filter through `ty`'s
-/// typed paths; the default name joined at compile time.
-fn newtype_index(
-    variant: &Variant,
-    ty: &Type,
-    index: &IndexAttr,
-    kind: TokenStream,
-) -> TokenStream {
-    let keys: Vec<TokenStream> = index
-        .keys
-        .iter()
-        .map(|(ident, k)| {
-            let path = field_path(ty, ident);
-            let k = key_tokens(*k);
-            quote!((#path, #k))
-        })
-        .collect();
-    let name = match &index.name {
-        Some(lit) => quote!(#lit),
-        None => {
-            let mut parts: Vec<TokenStream> = Vec::new();
-            for (i, (ident, k)) in index.keys.iter().enumerate() {
-                let separator = if i == 0 { "" } else { "_" };
-                let path = field_path(ty, ident);
-                let dir = format!("_{}", k.name_part());
-                parts.push(quote!(#separator));
-                parts.push(path);
-                parts.push(quote!(#dir));
-            }
-            let suffix = format!("_{}", variant.name);
-            parts.push(quote!(#suffix));
-            quote!({
-                const NAME: &::odm::__private::fields::Joined =
-                    &::odm::__private::fields::Joined::concat(&[#(#parts),*]);
-                NAME.as_str()
-            })
-        }
-    };
-    let cond = |c: &Cond| cond_at(field_path(ty, &c.field), c);
-    let mut terms = vec![kind];
-    for term in index.partial.iter().flat_map(|(_, terms)| terms) {
-        terms.push(match term {
-            Term::Cond(c) => {
-                let c = cond(c);
-                quote!(::odm::__private::Term::Cond(#c))
-            }
-            Term::Or(branches) => {
-                let branches = branches.iter().map(|b| {
-                    let conds = b.iter().map(cond);
-                    quote!(&[#(#conds),*])
-                });
-                quote!(::odm::__private::Term::Or(&[#(#branches),*]))
-            }
-        });
-    }
-    let options = Declared {
-        name: String::new(),
-        span: index.span,
-        keys: Vec::new(),
-        unique: index.unique.is_some(),
-        sparse: index.sparse.is_some(),
-        partial: Vec::new(),
-        expire_after: index.kinds.expire_after.map(|(_, n)| n),
-        weights: Vec::new(),
-        default_language: index
-            .kinds
-            .default_language
-            .as_ref()
-            .map(|(_, s)| s.as_str()),
-        language_override: index
-            .kinds
-            .language_override
-            .as_ref()
-            .map(|(_, s)| s.as_str()),
-        collation: index.kinds.collation.as_ref().map(|(_, c)| c),
-        complete: true,
-        named: index.name.is_some(),
-    };
-    spec_tokens(&options, name, keys, terms)
-}
-
 /// `Self::Variant(__value)` or `Self::Variant { a, b, .. }` binding the
 /// given fields of a struct variant (by their Rust names).
 fn pattern(variant: &Variant, fields: &[&Field]) -> TokenStream {
@@ -279,140 +149,6 @@ fn pattern(variant: &Variant, fields: &[&Field]) -> TokenStream {
 fn binding(field: &Field) -> Ident {
     let name = field.ident.to_string();
     format_ident!("__field_{}", name.strip_prefix("r#").unwrap_or(&name))
-}
-
-/// Whether the enum runs any validator.
-fn has_rules(model: &EnumModel) -> bool {
-    !model.base.attrs.validate.validators.is_empty()
-        || model.variants.iter().any(|v| match &v.shape {
-            Shape::Newtype(_) => {
-                v.attrs.nested.is_some() || !v.attrs.validate.validators.is_empty()
-            }
-            Shape::Struct(cont) => cont
-                .fields
-                .iter()
-                .any(|f| !f.attrs.validate.rules.is_empty()),
-            Shape::Other => false,
-        })
-}
-
-fn validate_method(model: &EnumModel) -> TokenStream {
-    match has_rules(model) {
-        true => super::validate::validate_method(),
-        false => TokenStream::new(),
-    }
-}
-
-/// `impl Validate`: the validators of the kind the value is (a newtype
-/// variant's `nested` and `validate = path`, a struct variant's field
-/// rules), then the enum's own.
-fn validate_impl(model: &EnumModel) -> TokenStream {
-    let ident = model.ident();
-    let v = quote!(::odm::__private::validate);
-    let (path, errors) = match has_rules(model) {
-        true => (quote!(__path), quote!(__errors)),
-        false => (quote!(_), quote!(_)),
-    };
-    let mut helpers = TokenStream::new();
-    let mut arms = Vec::new();
-    for variant in &model.variants {
-        let mut body = TokenStream::new();
-        let mut bound: Vec<&Field> = Vec::new();
-        match &variant.shape {
-            Shape::Newtype(_) => {
-                if let Some(span) = variant.attrs.nested {
-                    body.extend(quote_spanned!(span=> #v::nested(__value, __path, __errors);));
-                }
-                for check in &variant.attrs.validate.validators {
-                    body.extend(
-                        quote_spanned!(check.span()=> #v::container(__value, #check, __path, __errors);),
-                    );
-                }
-            }
-            Shape::Struct(cont) => {
-                for field in cont
-                    .fields
-                    .iter()
-                    .filter(|f| !f.attrs.validate.rules.is_empty())
-                {
-                    let helper = rules_helper(variant, field);
-                    helpers.extend(rules_fn(&helper, field));
-                    let name = &field.bson_name;
-                    let member = binding(field);
-                    let at = match field.attrs.flatten {
-                        true => quote!(__path),
-                        false => quote!(&__path.field(#name)),
-                    };
-                    body.extend(quote!(Self::#helper(#member, #at, __errors);));
-                    bound.push(field);
-                }
-            }
-            Shape::Other => {}
-        }
-        if body.is_empty() {
-            continue;
-        }
-        let pattern = pattern(variant, &bound);
-        arms.push(quote!(#pattern => { #body }));
-    }
-    let matched = match arms.is_empty() {
-        true => TokenStream::new(),
-        false => quote! {
-            #[allow(unreachable_patterns)]
-            match self {
-                #(#arms)*
-                _ => {}
-            }
-        },
-    };
-    let container =
-        model.base.attrs.validate.validators.iter().map(
-            |check| quote_spanned!(check.span()=> #v::container(self, #check, __path, __errors);),
-        );
-    quote! {
-        impl #ident {
-            #helpers
-        }
-        impl ::odm::__private::validate::Validate for #ident {
-            fn validate_at(
-                &self,
-                #path: &::odm::__private::validate::Path<'_>,
-                #errors: &mut ::odm::__private::ValidationErrors,
-            ) {
-                #matched
-                #(#container)*
-            }
-        }
-    }
-}
-
-/// The name of the function running one struct variant field's rules.
-fn rules_helper(variant: &Variant, field: &Field) -> Ident {
-    let name = field.ident.to_string();
-    let name = name.strip_prefix("r#").unwrap_or(&name);
-    format_ident!("__odm_rules_{}_{}", variant.ident, name)
-}
-
-/// One function running a field's rules on a `&FieldType`, so each rule
-/// is type-checked (and any error reported) at its attribute.
-fn rules_fn(helper: &Ident, field: &Field) -> TokenStream {
-    let ty = field.ty;
-    let at = quote!(__path);
-    let calls = field.attrs.validate.rules.iter().map(|rule| {
-        let value = quote_spanned!(rule.span=> __value);
-        super::validate::rule_call(rule, value, &at)
-    });
-    quote! {
-        #[doc(hidden)]
-        #[allow(non_snake_case, dead_code)]
-        fn #helper(
-            __value: &#ty,
-            __path: &::odm::__private::validate::Path<'_>,
-            __errors: &mut ::odm::__private::ValidationErrors,
-        ) {
-            #(#calls)*
-        }
-    }
 }
 
 /// `fn __odm_stamp`: a struct variant's two fields written directly
