@@ -286,7 +286,7 @@ async fn the_fast_decoding_gives_what_serde_gives() {
         doc! { "kind": "Signup", "_id": id, "email": "a@b.c" },
     ];
     for stored in cases {
-        let raw = odm::bson::RawDocumentBuf::from_document(&stored).unwrap();
+        let raw = odm::bson::RawDocumentBuf::try_from(&stored).unwrap();
         let fast = events.hydrate(&raw).unwrap();
         let mut plain = stored.clone();
         plain.remove("__v");
@@ -303,7 +303,7 @@ async fn the_fast_decoding_gives_what_serde_gives() {
         ),
         (doc! { "_id": id, "element": "#a" }, "missing field `kind`"),
     ] {
-        let raw = odm::bson::RawDocumentBuf::from_document(&stored).unwrap();
+        let raw = odm::bson::RawDocumentBuf::try_from(&stored).unwrap();
         let e = events.hydrate(&raw).unwrap_err();
         assert!(matches!(e, Error::Deserialize(_)), "{e:?}");
         assert!(e.to_string().contains(says), "{e}");

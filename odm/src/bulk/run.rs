@@ -287,7 +287,7 @@ fn kind_only(p: &Pending) -> bool {
 /// was loaded as.
 fn same_kind(p: &Pending, stored: &BsonDocument) -> bool {
     match &p.plan.kind {
-        Some(term) => stored.get_str(term.key) == Ok(term.loaded),
+        Some(term) => stored.get_str(term.key).ok() == Some(term.loaded),
         None => true,
     }
 }
