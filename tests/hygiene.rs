@@ -44,6 +44,38 @@ mod shadowed {
         pub notes: ::std::collections::BTreeMap<::std::string::String, Inner>,
     }
 
+    // An enum model (issue 33): a newtype variant with an index through
+    // its typed paths, a struct variant with rules, timestamps and hooks.
+    #[derive(::serde::Serialize, ::serde::Deserialize, ::odm::Document)]
+    #[odm(timestamps, hooks, validate = Kinded::check)]
+    #[serde(tag = "kind")]
+    pub enum Kinded {
+        #[odm(index(keys(note = 1), unique), nested)]
+        Inner(Inner),
+        Other {
+            #[serde(rename = "_id")]
+            id: i64,
+            #[odm(min = 1)]
+            n: i32,
+            #[serde(rename = "createdAt")]
+            created: ::std::option::Option<::odm::bson::DateTime>,
+            #[serde(rename = "updatedAt")]
+            updated: ::std::option::Option<::odm::bson::DateTime>,
+        },
+    }
+
+    impl Kinded {
+        fn check(&self) -> ::std::result::Result<(), ::odm::ValidationError> {
+            ::std::result::Result::Ok(())
+        }
+    }
+
+    impl ::odm::Hooks for Kinded {}
+
+    impl ::odm::Validate for Inner {
+        fn validate_at(&self, _: &::odm::validate::Path<'_>, _: &mut ::odm::ValidationErrors) {}
+    }
+
     #[derive(::serde::Serialize, ::serde::Deserialize, ::odm::Document)]
     #[odm(versioning = false)]
     pub struct Boxed<T>
@@ -94,6 +126,10 @@ async fn derive_compiles_without_the_prelude() {
         .unwrap();
     gadget.inner.note = "b".into();
     assert_eq!(gadget.changes().unwrap().0.get("__v"), Some(&0.into()));
+
+    let kinded = shadowed::Kinded::model(&db);
+    assert_eq!(kinded.variant::<shadowed::Inner>().name(), "Inner");
+    assert_eq!(kinded.indexes()[0].get_str("name").unwrap(), "note_1_Inner");
 
     let boxes = Model::<shadowed::Boxed<u32>>::new(&db);
     assert_eq!(boxes.name(), "boxeds");

@@ -33,6 +33,7 @@ const LAYERS: &layering::Layers = &[
             "many",
             "page",
             "typed",
+            "variant",
             "watch",
         ],
     ),

@@ -104,6 +104,58 @@ pub struct Member {
     pub extra: Profile,
 }
 
+/// An enum model (issue 33): every attribute it takes, on the enum, on
+/// a newtype variant and on a struct variant's fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(
+    collection = "activities",
+    optimistic_concurrency,
+    timestamps,
+    validate = Self::check
+)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Activity {
+    #[odm(nested, validate = Visit::check, index(keys(page = 1), unique))]
+    Visit(Visit),
+    SignUp {
+        #[serde(rename = "_id")]
+        id: i64,
+        #[odm(min_len = 3, unique, partial(verified = true))]
+        email: String,
+        verified: bool,
+        #[odm(skip_versioning)]
+        notes: Vec<String>,
+        #[serde(rename = "createdAt")]
+        created_at: Option<odm::bson::DateTime>,
+        #[serde(rename = "updatedAt")]
+        updated_at: Option<odm::bson::DateTime>,
+    },
+}
+
+impl Activity {
+    fn check(&self) -> Result<(), ValidationError> {
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Fields, odm::Validate)]
+pub struct Visit {
+    #[serde(rename = "_id")]
+    pub id: i64,
+    #[odm(min_len = 1)]
+    pub page: String,
+    #[serde(rename = "createdAt")]
+    pub created_at: Option<odm::bson::DateTime>,
+    #[serde(rename = "updatedAt")]
+    pub updated_at: Option<odm::bson::DateTime>,
+}
+
+impl Visit {
+    fn check(&self) -> Result<(), ValidationError> {
+        Ok(())
+    }
+}
+
 async fn client() -> Client {
     // Creating a client connects to nothing until it is used.
     Client::with_uri_str("mongodb://127.0.0.1:9/")
@@ -224,6 +276,36 @@ async fn every_attribute_takes_effect() {
     assert!(!member.changes().unwrap().0.contains_key("__v"));
     member.profile.first_name = "c".into();
     assert!(member.changes().unwrap().0.contains_key("__v"));
+
+    // The enum model: its kinds, its per-kind indexes, a kind's handle.
+    let activities = model_of::<Activity>(&db);
+    assert_eq!(activities.name(), "activities");
+    assert_eq!(activities.variant::<Visit>().name(), "visit");
+    assert_eq!(
+        activities.indexes(),
+        vec![
+            doc! {
+                "key": { "page": 1 }, "name": "page_1_visit", "unique": true,
+                "partialFilterExpression": { "type": "visit" },
+            },
+            doc! {
+                "key": { "email": 1 }, "name": "email_1_sign_up", "unique": true,
+                "partialFilterExpression": { "$and": [{ "type": "sign_up" }, { "verified": true }] },
+            },
+        ]
+    );
+    let stored = rawdoc! {
+        "type": "sign_up", "_id": 1_i64, "email": "a@b.c", "verified": false, "notes": [],
+        "createdAt": odm::bson::DateTime::from_millis(0),
+        "updatedAt": odm::bson::DateTime::from_millis(0), "__v": 0,
+    };
+    let mut activity = activities.hydrate(&stored).unwrap();
+    if let Activity::SignUp { verified, .. } = &mut *activity {
+        *verified = true;
+    }
+    let (filter, _) = activity.changes().unwrap();
+    assert_eq!(filter, doc! { "_id": 1_i64, "type": "sign_up", "__v": 0 });
+    is_document::<Activity>();
 
     client.shutdown().await;
 }

@@ -1,6 +1,7 @@
 //! The parsed model: a `Container` of `Field`s, each keeping its syn node
 //! for spans.
 
+pub mod enums;
 pub mod index;
 
 use syn::{Data, DeriveInput, Fields, Ident, Type};
@@ -60,41 +61,30 @@ impl<'a> Container<'a> {
                 return None;
             }
         };
-        let fields = named
-            .named
-            .iter()
-            .map(|field| {
-                let ident = field.ident.as_ref().expect("named field");
-                let attrs = FieldAttrs::parse(cx, field);
-                let rust_name = ident.to_string();
-                let rust_name = rust_name.strip_prefix("r#").unwrap_or(&rust_name);
-                let bson_name = attrs
-                    .rename
-                    .clone()
-                    .unwrap_or_else(|| rust_name.to_string());
-                Field {
-                    original: field,
-                    ident,
-                    ty: &field.ty,
-                    attrs,
-                    bson_name,
-                }
-            })
-            .collect::<Vec<_>>();
-        let mut container = Container {
+        let fields = named_fields(cx, named, attrs.rename_all);
+        Some(Container {
             original: input,
             ident: &input.ident,
             attrs,
             fields,
-        };
-        if let Some(rule) = container.attrs.rename_all {
-            for field in &mut container.fields {
-                if field.attrs.rename.is_none() {
-                    field.bson_name = rule.apply(&field.bson_name);
-                }
-            }
+        })
+    }
+
+    /// A struct variant of an enum model as a container of its fields:
+    /// `ident` is the variant's, `attrs` what the variant declares (its
+    /// indexes and validators; nothing of the enum's own).
+    pub fn of_variant(
+        original: &'a DeriveInput,
+        ident: &'a Ident,
+        attrs: ContainerAttrs,
+        fields: Vec<Field<'a>>,
+    ) -> Container<'a> {
+        Container {
+            original,
+            ident,
+            attrs,
+            fields,
         }
-        Some(container)
     }
 
     /// The collection: as declared, or `user_profiles` for `UserProfile`.
@@ -124,4 +114,35 @@ impl<'a> Container<'a> {
             _ => Some("__v".to_string()),
         }
     }
+}
+
+/// The fields of a struct (or a struct variant), their BSON names after
+/// serde's `rename` and then `rename` rule.
+pub fn named_fields<'a>(
+    cx: &Ctxt,
+    named: &'a syn::FieldsNamed,
+    rename_all: Option<crate::case::RenameRule>,
+) -> Vec<Field<'a>> {
+    named
+        .named
+        .iter()
+        .map(|field| {
+            let ident = field.ident.as_ref().expect("named field");
+            let attrs = FieldAttrs::parse(cx, field);
+            let rust_name = ident.to_string();
+            let rust_name = rust_name.strip_prefix("r#").unwrap_or(&rust_name);
+            let bson_name = match (&attrs.rename, rename_all) {
+                (Some(rename), _) => rename.clone(),
+                (None, Some(rule)) => rule.apply(rust_name),
+                (None, None) => rust_name.to_string(),
+            };
+            Field {
+                original: field,
+                ident,
+                ty: &field.ty,
+                attrs,
+                bson_name,
+            }
+        })
+        .collect()
 }

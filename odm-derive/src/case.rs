@@ -64,6 +64,39 @@ impl RenameRule {
     }
 }
 
+impl RenameRule {
+    /// The serialized name of an enum variant named `variant`
+    /// (PascalCase), as serde's `rename_all` on an enum gives it.
+    pub fn apply_to_variant(self, variant: &str) -> String {
+        let snake = || {
+            let mut out = String::with_capacity(variant.len() + 4);
+            for (i, c) in variant.char_indices() {
+                if i > 0 && c.is_uppercase() {
+                    out.push('_');
+                }
+                out.push(c.to_ascii_lowercase());
+            }
+            out
+        };
+        match self {
+            RenameRule::Pascal => variant.to_string(),
+            RenameRule::Lower => variant.to_ascii_lowercase(),
+            RenameRule::Upper => variant.to_ascii_uppercase(),
+            RenameRule::Camel => {
+                let mut chars = variant.chars();
+                match chars.next() {
+                    Some(first) => first.to_ascii_lowercase().to_string() + chars.as_str(),
+                    None => String::new(),
+                }
+            }
+            RenameRule::Snake => snake(),
+            RenameRule::ScreamingSnake => snake().to_ascii_uppercase(),
+            RenameRule::Kebab => snake().replace('_', "-"),
+            RenameRule::ScreamingKebab => snake().to_ascii_uppercase().replace('_', "-"),
+        }
+    }
+}
+
 fn pascal(field: &str) -> String {
     let mut out = String::with_capacity(field.len());
     let mut upper = true;

@@ -52,6 +52,19 @@ pub const SKIP: Symbol = Symbol("skip");
 pub const SKIP_SERIALIZING: Symbol = Symbol("skip_serializing");
 pub const FLATTEN: Symbol = Symbol("flatten");
 
+// serde attributes of an enum model and its variants.
+pub const TAG: Symbol = Symbol("tag");
+pub const CONTENT: Symbol = Symbol("content");
+pub const UNTAGGED: Symbol = Symbol("untagged");
+pub const RENAME_ALL_FIELDS: Symbol = Symbol("rename_all_fields");
+pub const DESERIALIZE: Symbol = Symbol("deserialize");
+pub const ALIAS: Symbol = Symbol("alias");
+pub const SKIP_DESERIALIZING: Symbol = Symbol("skip_deserializing");
+pub const OTHER: Symbol = Symbol("other");
+pub const WITH: Symbol = Symbol("with");
+pub const SERIALIZE_WITH: Symbol = Symbol("serialize_with");
+pub const DESERIALIZE_WITH: Symbol = Symbol("deserialize_with");
+
 impl PartialEq<Symbol> for Ident {
     fn eq(&self, word: &Symbol) -> bool {
         self == word.0

@@ -13,6 +13,12 @@ pub use crate::plan::timestamps::TimestampField;
 pub use crate::schema::index_kinds::{Collation, Key as IndexKey, TextOptions};
 pub use crate::schema::index_spec::{Condition, IndexSpec, PartialOp, PartialValue, Term};
 pub use crate::schema::meta::{Concurrency, Meta, Timestamps, Versioning};
+
+/// What an enum model's derive names (`schema::kind`).
+pub mod kind {
+    pub use crate::codec::rawde::Seen;
+    pub use crate::schema::kind::{decode_kind, set_id, stamp, Decoder, Kind, Kinds};
+}
 pub use crate::schema::Schema;
 pub use crate::typed::Projection;
 pub use core;

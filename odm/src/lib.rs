@@ -9,7 +9,7 @@
 // tests/layers.rs keeps every import pointing down):
 // bson_release, error -> codec, fields -> schema, validate -> plan -> wire
 // -> lock -> model, index -> atomic, bulk, many, typed, watch, page,
-// aggregate.
+// aggregate, variant.
 mod bson_release;
 mod error;
 
@@ -37,6 +37,7 @@ pub mod watch;
 
 pub mod aggregate;
 pub mod page;
+pub mod variant;
 
 #[doc = include_str!("../docs/save-rules.md")]
 pub mod rules {}
@@ -71,6 +72,7 @@ pub use model::Document;
 pub use model::Model;
 pub use page::{Page, PageStream, Paginate};
 pub use validate::Validate;
+pub use variant::{Kind, Variant};
 pub use watch::{ChangeEvent, ChangeStream, ResumeToken, Watch};
 
 /// `#[derive(Document)]`; see the [crate documentation](crate).

@@ -1,5 +1,6 @@
 //! Save correctness under random histories (issue 9): a seeded generator of
-//! mutations over nine model shapes, with a second, stale copy interleaved.
+//! mutations over eleven model shapes (two of them enum models, whose
+//! changes include changes of kind), with a second, stale copy interleaved.
 //!
 //! After every save: the stored document, loaded fresh, equals the in-memory
 //! value bit for bit (`-0.0` is not `0.0`, `Int32 1` is not `1.0`), the
@@ -46,7 +47,10 @@ mod show;
 mod stale;
 
 use run::run;
-use shapes::{Defaults, Floats, Grids, Maps, MongoosePost, Nested, NestedOc, OptionId, SubDocs};
+use shapes::{
+    Defaults, Floats, Grids, Kinds, KindsOc, Maps, MongoosePost, Nested, NestedOc, OptionId,
+    SubDocs,
+};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn random_maps() {
@@ -93,6 +97,18 @@ async fn random_option_id() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn random_mongoose_documents() {
     run::<MongoosePost>().await;
+}
+
+/// Issue 33: enum models, whose changes include changes of kind.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_kinds() {
+    run::<Kinds>().await;
+}
+
+/// Issue 33: enum models under `optimistic_concurrency`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_kinds_optimistic() {
+    run::<KindsOc>().await;
 }
 
 // ---------------------------------------------------------------------------

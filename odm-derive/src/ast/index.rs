@@ -26,6 +26,8 @@ pub struct Declared<'a> {
     pub collation: Option<&'a CollationAttr>,
     /// `false` when a key names no field (then the default name is wrong).
     pub complete: bool,
+    /// Named with `name = ".."` (not MongoDB's default name).
+    pub named: bool,
 }
 
 /// A partial-filter term with BSON names.
@@ -124,6 +126,7 @@ impl<'a> Container<'a> {
                 sparse: attrs.sparse.is_some(),
                 partial: self.partial(attrs.partial.as_ref()),
                 complete: true,
+                named: false,
             });
         }
         for index in &self.attrs.indexes {
@@ -156,6 +159,7 @@ impl<'a> Container<'a> {
                 sparse: index.sparse.is_some(),
                 partial: self.partial(index.partial.as_ref()),
                 complete,
+                named: index.name.is_some(),
                 keys,
                 expire_after,
                 weights,

@@ -10,6 +10,7 @@ use syn::meta::ParseNestedMeta;
 use syn::{Ident, LitBool, LitStr, Token};
 
 mod base;
+pub mod enums;
 pub mod index;
 pub mod index_kinds;
 mod lifecycle;
@@ -203,6 +204,25 @@ impl ContainerAttrs {
             hooks: hooks.get(),
             shard_key: shard_key.get(),
             rename_all,
+            indexes,
+            validate,
+        }
+    }
+}
+
+impl ContainerAttrs {
+    /// The attributes of a struct variant of an enum model, as a
+    /// container of its fields: its indexes and validators, nothing else.
+    pub fn of_variant(indexes: Vec<IndexAttr>, validate: ContainerRules) -> Self {
+        ContainerAttrs {
+            collection: None,
+            version_key: None,
+            versioning: None,
+            concurrency: None,
+            timestamps: None,
+            hooks: None,
+            shard_key: None,
+            rename_all: None,
             indexes,
             validate,
         }

@@ -5,6 +5,7 @@
 //! (a `skip_versioning` field is an array, a `timestamps` field a
 //! `DateTime`) is checked by trait bounds in the generated code.
 
+pub mod enums;
 mod index;
 mod index_kinds;
 mod lifecycle;
@@ -92,6 +93,15 @@ fn check_versioning_off(cx: &Ctxt, cont: &Container) {
             "`version_key` has no effect with `versioning = false`; remove one of the two",
         ));
     }
+    check_versioning_off_fields(cx, cont, cont);
+}
+
+/// With `versioning = false` on `base`, no field of `cont` (`base` itself,
+/// or a struct variant of the enum `base`) is `skip_versioning`.
+fn check_versioning_off_fields(cx: &Ctxt, base: &Container, cont: &Container) {
+    let Some((_, false)) = base.attrs.versioning else {
+        return;
+    };
     for field in &cont.fields {
         if let Some(span) = field.attrs.skip_versioning {
             cx.syn_error(syn::Error::new(
@@ -128,9 +138,13 @@ fn check_concurrency_fields(cx: &Ctxt, cont: &Container) {
 
 /// No field may be stored under the version key's name.
 fn check_version_key_free(cx: &Ctxt, cont: &Container) {
-    let Some(key) = cont.version_key() else {
-        return;
-    };
+    if let Some(key) = cont.version_key() {
+        check_no_field_stored_as(cx, cont, &key);
+    }
+}
+
+/// No field of `cont` is stored as `key`, the version key.
+fn check_no_field_stored_as(cx: &Ctxt, cont: &Container, key: &str) {
     for field in cont.stored_fields() {
         if field.bson_name == key {
             let span = field

@@ -3,12 +3,12 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::ast::index::DeclaredTerm;
+use crate::ast::index::{Declared, DeclaredTerm};
 use crate::ast::Container;
 use crate::attr::index_kinds::{CollationAttr, KeyKind};
 use crate::attr::partial::{Cond, Op, Value};
 
-fn value_tokens(value: &Value) -> TokenStream {
+pub fn value_tokens(value: &Value) -> TokenStream {
     match value {
         Value::Str(s) => quote!(::odm::__private::PartialValue::Str(#s)),
         Value::Int(n) => quote!(::odm::__private::PartialValue::Int(#n)),
@@ -35,12 +35,17 @@ fn op_tokens(op: Op) -> TokenStream {
 }
 
 fn cond_tokens(path: &str, cond: &Cond) -> TokenStream {
+    cond_at(quote!(#path), cond)
+}
+
+/// A condition whose path is the constant expression `path`.
+pub fn cond_at(path: TokenStream, cond: &Cond) -> TokenStream {
     let op = op_tokens(cond.op);
     let value = value_tokens(&cond.value);
     quote!(::odm::__private::Condition { path: #path, op: #op, value: #value })
 }
 
-fn term_tokens(term: &DeclaredTerm) -> TokenStream {
+pub fn term_tokens(term: &DeclaredTerm) -> TokenStream {
     match term {
         DeclaredTerm::Cond(path, cond) => {
             let cond = cond_tokens(path, cond);
@@ -56,7 +61,7 @@ fn term_tokens(term: &DeclaredTerm) -> TokenStream {
     }
 }
 
-fn key_tokens(kind: KeyKind) -> TokenStream {
+pub fn key_tokens(kind: KeyKind) -> TokenStream {
     match kind {
         KeyKind::Asc => quote!(::odm::__private::IndexKey::Asc),
         KeyKind::Desc => quote!(::odm::__private::IndexKey::Desc),
@@ -66,14 +71,14 @@ fn key_tokens(kind: KeyKind) -> TokenStream {
     }
 }
 
-fn option_tokens<T: quote::ToTokens>(value: Option<T>) -> TokenStream {
+pub fn option_tokens<T: quote::ToTokens>(value: Option<T>) -> TokenStream {
     match value {
         Some(v) => quote!(::core::option::Option::Some(#v)),
         None => quote!(::core::option::Option::None),
     }
 }
 
-fn collation_tokens(collation: Option<&CollationAttr>) -> TokenStream {
+pub fn collation_tokens(collation: Option<&CollationAttr>) -> TokenStream {
     let Some(c) = collation else {
         return quote!(::core::option::Option::None);
     };
@@ -97,10 +102,32 @@ fn collation_tokens(collation: Option<&CollationAttr>) -> TokenStream {
 pub fn index_specs(cont: &Container) -> TokenStream {
     let specs = cont.declared_indexes().into_iter().map(|d| {
         let name = &d.name;
-        let keys = d.keys.iter().map(|(field, kind)| {
+        spec_tokens(&d, quote!(#name), keys_of(&d), Vec::new())
+    });
+    quote!(&[#(#specs),*])
+}
+
+/// The `(BSON name, kind)` keys of `d`, as tokens.
+pub fn keys_of(d: &Declared) -> Vec<TokenStream> {
+    d.keys
+        .iter()
+        .map(|(field, kind)| {
             let kind = key_tokens(*kind);
             quote!((#field, #kind))
-        });
+        })
+        .collect()
+}
+
+/// One `IndexSpec { .. }` of `d`, named `name` (a constant expression),
+/// with `keys` (`(path, kind)` tokens), its partial filter `first` (more
+/// terms, as tokens) and then its own; the other options are `d`'s.
+pub fn spec_tokens(
+    d: &Declared,
+    name: TokenStream,
+    keys: Vec<TokenStream>,
+    first: Vec<TokenStream>,
+) -> TokenStream {
+    {
         let expire_after = option_tokens(d.expire_after);
         let weights = d.weights.iter().map(|(field, w)| quote!((#field, #w)));
         let default_language = option_tokens(d.default_language);
@@ -108,7 +135,7 @@ pub fn index_specs(cont: &Container) -> TokenStream {
         let collation = collation_tokens(d.collation);
         let unique = d.unique;
         let sparse = d.sparse;
-        let terms = d.partial.iter().map(term_tokens);
+        let terms = first.into_iter().chain(d.partial.iter().map(term_tokens));
         quote! {
             ::odm::__private::IndexSpec {
                 name: #name,
@@ -125,6 +152,5 @@ pub fn index_specs(cont: &Container) -> TokenStream {
                 collation: #collation,
             }
         }
-    });
-    quote!(&[#(#specs),*])
+    }
 }

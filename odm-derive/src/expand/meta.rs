@@ -24,6 +24,91 @@ fn bson_paths(cont: &Container, paths: &[crate::attr::paths::ListedPath]) -> Vec
         .collect()
 }
 
+/// The parts of a model's `Meta`, as tokens: the struct's and the enum
+/// model's derive fill them in, [`meta_fn`] writes the one literal.
+pub struct MetaParts {
+    pub name: String,
+    pub collection: String,
+    /// The version key: `Option<&str>`.
+    pub key: TokenStream,
+    pub concurrency: TokenStream,
+    pub skip: Vec<String>,
+    /// `(rust, bson)` pairs.
+    pub fields: Vec<TokenStream>,
+    /// `&[IndexSpec, ..]`.
+    pub indexes: TokenStream,
+    pub timestamps: TokenStream,
+    pub shard_key: Vec<String>,
+    pub hooks: bool,
+    /// `Option<Kinds>`.
+    pub kinds: TokenStream,
+}
+
+/// `fn __odm_meta` returning the model's `static META`, after the
+/// `checks` (type assertions of the generated code).
+pub fn meta_fn(checks: TokenStream, m: MetaParts) -> TokenStream {
+    let MetaParts {
+        name,
+        collection,
+        key,
+        concurrency,
+        skip,
+        fields,
+        indexes,
+        timestamps,
+        shard_key,
+        hooks,
+        kinds,
+    } = m;
+    quote! {
+        fn __odm_meta() -> &'static ::odm::__private::Meta {
+            #checks
+            static META: ::odm::__private::Meta = ::odm::__private::Meta {
+                name: #name,
+                collection: #collection,
+                versioning: ::odm::__private::Versioning {
+                    key: #key,
+                    concurrency: #concurrency,
+                    skip: &[#(#skip),*],
+                },
+                fields: &[#(#fields),*],
+                indexes: #indexes,
+                timestamps: #timestamps,
+                shard_key: &[#(#shard_key),*],
+                hooks: #hooks,
+                kinds: #kinds,
+            };
+            &META
+        }
+    }
+}
+
+/// The version key as `Option<&str>` tokens.
+pub fn version_key(cont: &Container) -> TokenStream {
+    match cont.version_key() {
+        Some(key) => quote!(::core::option::Option::Some(#key)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// The `timestamps` of the `Meta`: `Option<Timestamps>` tokens.
+pub fn timestamps_meta(cont: &Container) -> TokenStream {
+    match &cont.attrs.timestamps {
+        Some((_, ts)) => {
+            let (created, updated, server_clock) =
+                (&ts.created_at, &ts.updated_at, ts.server_clock);
+            quote! {
+                ::core::option::Option::Some(::odm::__private::Timestamps {
+                    created_at: #created,
+                    updated_at: #updated,
+                    server_clock: #server_clock,
+                })
+            }
+        }
+        None => quote!(::core::option::Option::None),
+    }
+}
+
 pub fn impl_document(cont: &Container) -> TokenStream {
     let ident = cont.ident;
     let mut generics = super::bounds::with_document_bounds(cont.original, false);
@@ -32,12 +117,6 @@ pub fn impl_document(cont: &Container) -> TokenStream {
     }
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let (_, ty_generics, _) = cont.original.generics.split_for_impl();
-    let name = ident.to_string();
-    let collection = cont.collection();
-    let key = match cont.version_key() {
-        Some(key) => quote!(::core::option::Option::Some(#key)),
-        None => quote!(::core::option::Option::None),
-    };
     let concurrency = match &cont.attrs.concurrency {
         None => quote!(::odm::__private::Concurrency::Off),
         Some((_, ConcurrencyAttr::All)) => quote!(::odm::__private::Concurrency::All),
@@ -50,51 +129,50 @@ pub fn impl_document(cont: &Container) -> TokenStream {
             quote!(::odm::__private::Concurrency::Exclude(&[#(#names),*]))
         }
     };
-    let skip: Vec<&str> = cont
+    let skip: Vec<String> = cont
         .fields
         .iter()
         .filter(|f| f.attrs.skip_versioning.is_some())
-        .map(|f| f.bson_name.as_str())
+        .map(|f| f.bson_name.clone())
         .collect();
-    let fields = cont.stored_fields().map(|f| {
-        let rust = f.ident.to_string();
-        let bson = &f.bson_name;
-        quote!((#rust, #bson))
-    });
-    let arrays = skip_versioning_arrays(cont);
-    let indexes = super::indexes::index_specs(cont);
+    let fields = cont
+        .stored_fields()
+        .map(|f| {
+            let rust = f.ident.to_string();
+            let bson = &f.bson_name;
+            quote!((#rust, #bson))
+        })
+        .collect();
     let validate = super::validate::document_method(cont);
     let field_check = super::validate::field_check_method(cont);
-    let (timestamps, stamp) = timestamps(cont);
+    let stamp = stamp_method(cont);
     let set_id = super::id::set_id_method(cont);
     let shard_key = match &cont.attrs.shard_key {
         Some((_, idents)) => bson_names(cont, idents),
         None => Vec::new(),
     };
-    let hooks = cont.attrs.hooks.is_some();
     let hook_methods = super::hooks::hook_methods(cont);
+    let meta = meta_fn(
+        skip_versioning_arrays(cont),
+        MetaParts {
+            name: ident.to_string(),
+            collection: cont.collection(),
+            key: version_key(cont),
+            concurrency,
+            skip,
+            fields,
+            indexes: super::indexes::index_specs(cont),
+            timestamps: timestamps_meta(cont),
+            shard_key,
+            hooks: cont.attrs.hooks.is_some(),
+            kinds: quote!(::core::option::Option::None),
+        },
+    );
     quote! {
         impl #impl_generics ::odm::__private::Schema for #ident #ty_generics #where_clause {
             #validate
             #field_check
-            fn __odm_meta() -> &'static ::odm::__private::Meta {
-                #arrays
-                static META: ::odm::__private::Meta = ::odm::__private::Meta {
-                    name: #name,
-                    collection: #collection,
-                    versioning: ::odm::__private::Versioning {
-                        key: #key,
-                        concurrency: #concurrency,
-                        skip: &[#(#skip),*],
-                    },
-                    fields: &[#(#fields),*],
-                    indexes: #indexes,
-                    timestamps: #timestamps,
-                    shard_key: &[#(#shard_key),*],
-                    hooks: #hooks,
-                };
-                &META
-            }
+            #meta
             #stamp
             #set_id
             #hook_methods
@@ -116,17 +194,17 @@ pub fn skip_versioning_arrays(cont: &Container) -> TokenStream {
         .collect()
 }
 
-/// The `timestamps` metadata and the `__odm_stamp` hook writing the two
-/// fields. The trait call is spanned at each field's type, so a field of the
-/// wrong type is reported there.
-fn timestamps(cont: &Container) -> (TokenStream, TokenStream) {
+/// The `__odm_stamp` hook writing the two `timestamps` fields. The trait
+/// call is spanned at each field's type, so a field of the wrong type is
+/// reported there.
+fn stamp_method(cont: &Container) -> TokenStream {
     let Some((_, ts)) = &cont.attrs.timestamps else {
-        return (quote!(::core::option::Option::None), TokenStream::new());
+        return TokenStream::new();
     };
     let find = |name: &str| cont.stored_fields().find(|f| f.bson_name == name);
     let (Some(created), Some(updated)) = (find(&ts.created_at), find(&ts.updated_at)) else {
         // check.rs reported it; this is never reached.
-        return (quote!(::core::option::Option::None), TokenStream::new());
+        return TokenStream::new();
     };
     let put = |field: &crate::ast::Field, value: TokenStream| {
         let ty = field.ty;
@@ -137,16 +215,7 @@ fn timestamps(cont: &Container) -> (TokenStream, TokenStream) {
     };
     let put_created = put(created, quote!(at));
     let put_updated = put(updated, quote!(updated));
-    let (created_name, updated_name) = (&ts.created_at, &ts.updated_at);
-    let server_clock = ts.server_clock;
-    let meta = quote! {
-        ::core::option::Option::Some(::odm::__private::Timestamps {
-            created_at: #created_name,
-            updated_at: #updated_name,
-            server_clock: #server_clock,
-        })
-    };
-    let stamp = quote! {
+    quote! {
         fn __odm_stamp(
             &mut self,
             created: ::core::option::Option<::odm::__private::DateTime>,
@@ -157,6 +226,5 @@ fn timestamps(cont: &Container) -> (TokenStream, TokenStream) {
             }
             #put_updated;
         }
-    };
-    (meta, stamp)
+    }
 }

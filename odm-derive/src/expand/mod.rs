@@ -1,6 +1,7 @@
 //! Code generation: the `Document` impl, holding data and a little glue.
 
 mod bounds;
+mod enums;
 pub mod fields;
 mod hooks;
 mod id;
@@ -17,6 +18,9 @@ use crate::check;
 use crate::ctxt::Ctxt;
 
 pub fn derive_document(input: &DeriveInput) -> TokenStream {
+    if let syn::Data::Enum(data) = &input.data {
+        return enums::derive_enum(input, data);
+    }
     let cx = Ctxt::new();
     let container = Container::from_ast(&cx, input);
     if let Some(container) = &container {

@@ -57,6 +57,11 @@ pub fn document_method(cont: &Container) -> TokenStream {
     if !has_rules(cont) {
         return TokenStream::new();
     }
+    validate_method()
+}
+
+/// `fn __odm_validate` running the type's `Validate` impl from the root.
+pub fn validate_method() -> TokenStream {
     quote! {
         fn __odm_validate(&self, __errors: &mut ::odm::__private::ValidationErrors) {
             ::odm::__private::validate::Validate::validate_at(
@@ -136,7 +141,7 @@ fn body(cont: &Container) -> TokenStream {
 }
 
 /// One rule's call on `value` (a `&FieldType` expression) at path `at`.
-fn rule_call(
+pub(crate) fn rule_call(
     rule: &crate::attr::validate::Rule,
     value: TokenStream,
     at: &TokenStream,

@@ -128,7 +128,9 @@ awaitable! {
             session,
             fence,
         } = self;
-        shard::check_update(T::__odm_meta().shard_key, &update, model.name())?;
+        let meta = T::__odm_meta();
+        shard::check_update(meta.shard_key, &update, model.name())?;
+        crate::plan::kind::check_update(meta.kinds, &update, meta.name)?;
         let now = server_clock::now::<T>(&model.database(), model.name()).await?;
         let request = find_modify::claim::<T>(filter, update, sort, fence, now);
         let claimed = execute_atomic(model, &request, session).await?;

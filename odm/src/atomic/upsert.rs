@@ -177,6 +177,8 @@ async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
     let shard_key = T::__odm_meta().shard_key;
     shard::check_upsert_filter(shard_key, &filter, model.name())?;
     shard::check_paths(shard_key, set.keys().map(String::as_str), model.name())?;
+    let meta = T::__odm_meta();
+    crate::plan::kind::check_paths(meta.kinds, set.keys().map(String::as_str), meta.name)?;
     let now = server_clock::now::<T>(&model.database(), model.name()).await?;
     let request = find_modify::upsert::<T>(filter, set, set_on_insert, fence, now);
     match execute_atomic(model, &request, session).await? {

@@ -141,3 +141,17 @@ pub(crate) fn sent_filter<T: Document>(
 ) -> BsonDocument {
     filter.unwrap_or_else(|| statement(doc, plan, fence).0)
 }
+
+/// The clause of the read that settles a [`Step::Check`] whose `filter`
+/// was built for `plan`: the filter itself, except for an enum model's
+/// `Doc` whose filter checks nothing but the kind beside the `_id`: then
+/// the filter without the kind, so the read finds the document whatever
+/// its kind, and the kind read back tells a stale copy (another kind)
+/// from a deleted document.
+pub(crate) fn check_clause(filter: &BsonDocument, plan: &Plan) -> BsonDocument {
+    let mut clause = filter.clone();
+    if let (true, Some(kind)) = (request::only_guarded(plan), &plan.kind) {
+        clause.remove(kind.key);
+    }
+    clause
+}

@@ -297,11 +297,28 @@ fn refuse_batch<T: Document>(model: &Model<T>, docs: &[Doc<T>]) -> Result<()> {
 fn clauses<T: Document>(docs: &[Doc<T>], pending: &[Pending]) -> Vec<BsonDocument> {
     pending
         .iter()
-        .map(|p| match p.missed {
+        .map(|p| match p.missed || kind_only(p) {
             true => request::target(&p.id, docs[p.at].shard()),
             false => p.filter.clone(),
         })
         .collect()
+}
+
+/// A `Doc` with nothing to write whose filter checks nothing but its
+/// `_id`, shard key and an enum model's kind: its read asks for the
+/// document by `_id` and compares the stored kind, so a deleted document
+/// (not found) is told from one turned into another kind (a stale copy).
+fn kind_only(p: &Pending) -> bool {
+    !p.missed && request::only_guarded(&p.plan)
+}
+
+/// Whether `stored` (as read, with its kind) holds the kind `p`'s copy
+/// was loaded as.
+fn same_kind(p: &Pending, stored: &BsonDocument) -> bool {
+    match &p.plan.kind {
+        Some(term) => stored.get_str(term.key).ok() == Some(term.loaded),
+        None => true,
+    }
 }
 
 /// Settles `pending` from `found`, the documents a read found (their
@@ -342,12 +359,14 @@ fn settle<T: Document>(
                 // version miss whether or not its document is there, as
                 // `save()` tells it.
                 let gone_tells = request::only_guarded(&p.plan);
-                match (p.missed, stored.is_some()) {
-                    (false, true) => {
+                let kind_only = kind_only(&p);
+                match (p.missed, stored) {
+                    (false, Some(stored)) if !kind_only || same_kind(&p, stored) => {
                         doc.commit(p.id, p.plan, false);
                         Ok(())
                     }
-                    (true, false) if gone_tells => Err(request::not_found(model.name(), p.filter)),
+                    (true, None) if gone_tells => Err(request::not_found(model.name(), p.filter)),
+                    (false, None) if kind_only => Err(request::not_found(model.name(), p.filter)),
                     (_, _) => Err(request::no_match(
                         model.name(),
                         p.id,
@@ -371,7 +390,13 @@ async fn read_seen<T: Document>(
     whole: bool,
     session: Option<&mut ClientSession>,
 ) -> mongodb::error::Result<Vec<BsonDocument>> {
-    let projection = (!whole).then(|| doc! { "_id": 1, FENCE: 1 });
+    let projection = (!whole).then(|| {
+        let mut projection = doc! { "_id": 1, FENCE: 1 };
+        if let Some(kinds) = T::__odm_meta().kinds {
+            projection.insert(kinds.key, 1);
+        }
+        projection
+    });
     let filter = doc! { "$or": clauses };
     super::read::read(model, filter, projection, fenced, session).await
 }

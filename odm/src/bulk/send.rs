@@ -99,7 +99,7 @@ pub(crate) async fn send<T: Document>(
     let checks = steps
         .iter()
         .filter_map(|s| match s {
-            Step::Check { filter, .. } => Some(filter.clone()),
+            Step::Check { filter, plan, .. } => Some(super::prepare::check_clause(filter, plan)),
             _ => None,
         })
         .collect();

@@ -89,6 +89,24 @@ pub(crate) fn load<T: DeserializeOwned>(
     collection: &str,
     key: Option<&'static str>,
 ) -> Result<Loaded<T>, Error> {
+    let fast: Fast<T> = |bytes, skip| rawde::from_slice_seeing::<T>(bytes, skip);
+    load_with(stored, collection, key, fast)
+}
+
+/// The fast path's decoding of a stored document (`bytes`, without the
+/// `skip` key): `None` leaves it to `bson`.
+pub(crate) type Fast<T> =
+    for<'a> fn(&'a [u8], Option<&'static str>) -> Option<(T, rawde::Seen<'a>)>;
+
+/// [`load`], with `fast` as the fast path (an enum model decodes the
+/// variant its stored kind names, see `schema::kind`); its result must
+/// equal `bson`'s.
+pub(crate) fn load_with<T: DeserializeOwned>(
+    stored: RawDocumentBuf,
+    collection: &str,
+    key: Option<&'static str>,
+    fast: Fast<T>,
+) -> Result<Loaded<T>, Error> {
     let raw: &RawDocument = &stored;
     let version_error = |message| {
         Error::Deserialize(Box::new(DeserializeError {
@@ -101,7 +119,7 @@ pub(crate) fn load<T: DeserializeOwned>(
     // The fast path first: a document it decodes is well formed, so its
     // version and id are read by one plain walk (`checked_read`), with
     // the same results and errors as below.
-    if let Some((value, seen)) = crate::codec::rawde::from_slice_seeing::<T>(raw.as_bytes(), key) {
+    if let Some((value, seen)) = fast(raw.as_bytes(), key) {
         // A struct's decoding saw the version on its way; else walk again.
         let found = match seen {
             rawde::Seen::Found(tag, bytes) => Some(Some((tag, bytes))),

@@ -169,6 +169,16 @@ impl Joined {
     /// The non-empty `parts` joined by `.`; fails to compile when longer
     /// than the buffer.
     pub const fn new(parts: &[&str]) -> Joined {
+        Joined::build(parts, true)
+    }
+
+    /// The `parts` one after the other (an enum model's index name made
+    /// of typed paths); fails to compile when longer than the buffer.
+    pub const fn concat(parts: &[&str]) -> Joined {
+        Joined::build(parts, false)
+    }
+
+    const fn build(parts: &[&str], dotted: bool) -> Joined {
         let mut bytes = [0u8; CAPACITY];
         let mut len = 0;
         let mut i = 0;
@@ -178,7 +188,7 @@ impl Joined {
             if part.is_empty() {
                 continue;
             }
-            if len > 0 {
+            if len > 0 && dotted {
                 assert!(len < CAPACITY, "a field path is longer than 512 bytes");
                 bytes[len] = b'.';
                 len += 1;

@@ -32,6 +32,7 @@ pub(crate) fn prepare(
         return Ok(update);
     }
     crate::plan::request::shard::check_update(meta.shard_key, &update, collection)?;
+    crate::plan::kind::check_update(meta.kinds, &update, meta.name)?;
     let mut errors = ValidationErrors::new();
     for op in CHECKED {
         let Some(Bson::Document(body)) = update.get(op) else {
@@ -80,6 +81,7 @@ mod tests {
             }),
             shard_key,
             hooks: false,
+            kinds: None,
         }
     }
 

@@ -19,7 +19,8 @@ pub struct Delete<'a, T: Document> {
 }
 
 impl<T: Document> Doc<T> {
-    /// Deletes the stored document, matched by its `_id` (and shard key).
+    /// Deletes the stored document, matched by its `_id` (and shard key;
+    /// for an enum model, and the kind it was loaded as).
     /// With `#[odm(hooks)]`, `before_delete` runs first (its error refuses
     /// the delete) and `after_delete` after it landed. Afterwards a save
     /// returns [`Error::NotFound`](crate::Error::NotFound) without writing.
@@ -39,7 +40,7 @@ awaitable! {
     session;
     into_future(self) async move {
         let (doc, mut session) = (self.doc, self.session);
-        let Some(target) = doc.target() else {
+        let Some(target) = doc.delete_target() else {
             return Err(request::not_found(
                 doc.model().name(),
                 mongodb::bson::Document::new(),

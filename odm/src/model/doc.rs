@@ -203,6 +203,19 @@ impl<T: Document> Doc<T> {
         Some(request::target(self.tracked.id()?, self.shard()))
     }
 
+    /// The filter of a delete: [`target`](Doc::target), and an enum
+    /// model's kind as loaded (a copy of one kind never deletes a document
+    /// another copy turned into another kind).
+    pub(crate) fn delete_target(&self) -> Option<BsonDocument> {
+        let mut target = self.target()?;
+        if let Some(kinds) = T::__odm_meta().kinds {
+            if let Ok(Some(kind)) = crate::plan::kind::loaded(kinds, &self.tracked) {
+                target.insert(kinds.key, kind);
+            }
+        }
+        Some(target)
+    }
+
     /// The shard key as stored.
     pub(crate) fn shard(&self) -> Option<&BsonDocument> {
         self.shard.as_ref()

@@ -124,7 +124,8 @@ impl<T: Document> Model<T> {
 
     /// [`hydrate`](Model::hydrate), keeping the bytes it is given.
     pub(crate) fn track(&self, raw: RawDocumentBuf) -> Result<Doc<T>> {
-        let loaded = codec::load::<T>(raw, self.name(), T::__odm_meta().versioning.key)?;
+        let key = T::__odm_meta().versioning.key;
+        let loaded = codec::load_with::<T>(raw, self.name(), key, T::__odm_fast_decode)?;
         Doc::loaded(self.clone(), loaded)
     }
 

@@ -42,10 +42,11 @@ awaitable! {
             ));
         };
         match doc.model().find_raw(target.clone(), self.session).await? {
-            Some(raw) => doc.replace(codec::load::<T>(
+            Some(raw) => doc.replace(codec::load_with::<T>(
                 raw,
                 doc.model().name(),
                 T::__odm_meta().versioning.key,
+                T::__odm_fast_decode,
             )?),
             None => Err(request::not_found(doc.model().name(), target)),
         }

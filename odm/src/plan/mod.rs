@@ -14,12 +14,15 @@
 //! - [`update_ops`]: small edits of update documents;
 //! - [`tracked`]: what a `Doc` remembers of the stored document;
 //! - [`conflict`]: what another writer changed, whether two paths
-//!   overlap, and the three-way merge of `Doc::rebase`.
+//!   overlap, and the three-way merge of `Doc::rebase`;
+//! - [`kind`]: an enum model's kind in every write's filter, and a change
+//!   of kind as a rewrite.
 
 pub(crate) mod conflict;
 pub(crate) mod diff;
 pub(crate) mod filter_terms;
 pub(crate) mod guard;
+pub(crate) mod kind;
 pub(crate) mod paths;
 pub(crate) mod request;
 pub(crate) mod timestamps;

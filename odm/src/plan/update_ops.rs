@@ -18,6 +18,27 @@ pub(crate) fn touches(update: &Document, field: &str) -> bool {
     })
 }
 
+/// Every path the operators of `update` write (`{$set: {..}, $inc:
+/// {..}}`): each key, and for `$rename` also each new name (`{$rename:
+/// {old: new}}` writes `new`). An entry that is not an operator with a
+/// document is left out, for the server to refuse.
+pub(crate) fn written_paths(update: &Document) -> impl Iterator<Item = &str> {
+    update
+        .iter()
+        .filter(|(op, _)| op.starts_with('$'))
+        .filter_map(|(op, body)| match body {
+            Bson::Document(body) => Some((op == "$rename", body)),
+            _ => None,
+        })
+        .flat_map(|(rename, body)| {
+            let renamed_to = body
+                .values()
+                .filter(move |_| rename)
+                .filter_map(Bson::as_str);
+            body.keys().map(String::as_str).chain(renamed_to)
+        })
+}
+
 /// Adds `key: value` to the `op` operator of `update`, creating it when
 /// absent. (An `op` entry that is not a document is left for the server to
 /// reject.)

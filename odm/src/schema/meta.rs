@@ -59,6 +59,9 @@ pub struct Meta {
     pub shard_key: &'static [&'static str],
     /// `#[odm(hooks)]`: the model implements [`Hooks`](crate::Hooks).
     pub hooks: bool,
+    /// An enum model (`#[serde(tag = "..")]`): its kind key and kinds;
+    /// `None` for a struct.
+    pub kinds: Option<super::kind::Kinds>,
 }
 
 /// The fields `#[odm(timestamps)]` maintains, by BSON name.

@@ -6,6 +6,7 @@ pub(crate) mod hook_context;
 pub(crate) mod index_kinds;
 pub(crate) mod index_server;
 pub(crate) mod index_spec;
+pub(crate) mod kind;
 pub(crate) mod meta;
 
 use std::future::Future;
@@ -62,6 +63,18 @@ pub trait Schema: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static {
         Err(serde::de::Error::custom(
             "this `Document` implementation cannot write an id; derive `Document` to get one",
         ))
+    }
+
+    /// Decodes a stored document (`bytes`, the `skip` key hidden) on the
+    /// fast path of `codec::rawde`; `None` leaves it to `bson`, whose
+    /// result it equals. An enum model's derive decodes the newtype
+    /// variant its stored kind names (`schema::kind`).
+    #[doc(hidden)]
+    fn __odm_fast_decode<'a>(
+        bytes: &'a [u8],
+        skip: Option<&'static str>,
+    ) -> Option<(Self, crate::codec::rawde::Seen<'a>)> {
+        crate::codec::rawde::from_slice_seeing(bytes, skip)
     }
 
     /// `before_save` of [`Hooks`](crate::Hooks), for a model with

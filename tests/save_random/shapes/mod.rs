@@ -8,6 +8,7 @@ use crate::generator::Rng;
 mod defaults;
 mod floats;
 mod grids;
+mod kinds;
 mod maps;
 mod mongoose;
 mod nested;
@@ -17,6 +18,7 @@ mod subdocs;
 pub use defaults::{default_items, default_tags, Defaults, Inner};
 pub use floats::{Floats, Mixed, I32};
 pub use grids::Grids;
+pub use kinds::{Kinds, KindsOc};
 pub use maps::Maps;
 pub use mongoose::MongoosePost;
 pub use nested::{Nested, NestedOc};
@@ -29,6 +31,9 @@ pub trait Shape: odm::Document + Clone + Debug {
     /// The test function, for the replay hint.
     const TEST: &'static str;
     const INSERT: Insert = Insert::Create;
+    /// An enum model's kind key: a save that writes it (a change of kind)
+    /// must leave every field of the value stored, none left to a default.
+    const KIND_KEY: Option<&'static str> = None;
     fn generate(rng: &mut Rng) -> Self;
     /// One random change, described.
     fn mutate(&mut self, rng: &mut Rng) -> String;

@@ -22,6 +22,9 @@ pub(super) struct Elements<'de> {
     next_field: usize,
     /// A key never shown to the visitor (the version key, at the top level).
     skip: Option<&'static str>,
+    /// Another key never shown at the top level (an enum model's kind, to
+    /// the variant's type: see [`hiding`](Self::hiding)).
+    hide: Option<&'static str>,
     /// The top-level document: the fence is never shown either.
     top: bool,
     /// What the walk saw of the `skip` key: the first element under it,
@@ -29,9 +32,12 @@ pub(super) struct Elements<'de> {
     pub(super) seen: Seen<'de>,
 }
 
-/// What a walk of the stored document saw of the version key.
+/// What a walk of the stored document saw of the version key. (Public
+/// for the derive's decoding of an enum model, `schema::kind`; not
+/// public API.)
+#[doc(hidden)]
 #[derive(Clone, Copy, Default)]
-pub(crate) enum Seen<'de> {
+pub enum Seen<'de> {
     /// Not known: the walk stopped before the key and before the end.
     #[default]
     Unknown,
@@ -55,6 +61,7 @@ impl<'de> Elements<'de> {
             fields,
             next_field: 0,
             skip: None,
+            hide: None,
             top: false,
             seen: Seen::Unknown,
         }
@@ -68,11 +75,20 @@ impl<'de> Elements<'de> {
         self
     }
 
+    /// The elements of the stored document itself, without `key` either
+    /// (the kind of an enum model, which serde's internally tagged
+    /// decoding takes before the variant's type sees the rest).
+    pub(super) fn hiding(mut self, key: Option<&'static str>) -> Self {
+        self.hide = key;
+        self
+    }
+
     /// Whether a key is never shown (see [`skipping`](Self::skipping)).
     fn hides(&self, key: &[u8]) -> bool {
         self.top
             && (same(key, crate::codec::version_key::FENCE.as_bytes())
-                || self.skip.is_some_and(|skip| same(skip.as_bytes(), key)))
+                || self.skip.is_some_and(|skip| same(skip.as_bytes(), key))
+                || self.hide.is_some_and(|hide| same(hide.as_bytes(), key)))
     }
 
     /// A key as text. A key equal to one of the struct's field names is

@@ -35,7 +35,7 @@ use serde::forward_to_deserialize_any;
 mod access;
 mod direct;
 
-pub(crate) use access::Seen;
+pub use access::Seen;
 use access::{DateTimeAccess, DateTimeState, Elements, ObjectIdAccess};
 
 /// BSON element types this deserializer reads.
@@ -92,11 +92,31 @@ pub(crate) fn from_slice_seeing<'de, T: Deserialize<'de>>(
     bytes: &'de [u8],
     skip: Option<&'static str>,
 ) -> Option<(T, Seen<'de>)> {
+    from_slice_hiding_opt(bytes, skip, None)
+}
+
+/// [`from_slice_seeing`] with the top-level `hide` left out too: an enum
+/// model's kind, read by its variant's type (as serde's internally tagged
+/// decoding shows the variant the document without its tag).
+pub(crate) fn from_slice_hiding<'de, T: Deserialize<'de>>(
+    bytes: &'de [u8],
+    skip: Option<&'static str>,
+    hide: &'static str,
+) -> Option<(T, Seen<'de>)> {
+    from_slice_hiding_opt(bytes, skip, Some(hide))
+}
+
+fn from_slice_hiding_opt<'de, T: Deserialize<'de>>(
+    bytes: &'de [u8],
+    skip: Option<&'static str>,
+    hide: Option<&'static str>,
+) -> Option<(T, Seen<'de>)> {
     check_document(bytes).ok()?;
     let seen = std::cell::Cell::new(Seen::Unknown);
     let root = Root {
         data: bytes,
         skip,
+        hide,
         seen: &seen,
     };
     let value = T::deserialize(root).ok()?;
@@ -259,13 +279,17 @@ impl<'de> de::Deserializer<'de> for Value<'de> {
 struct Root<'de, 's> {
     data: &'de [u8],
     skip: Option<&'static str>,
+    /// Another top-level key left out (see [`from_slice_hiding`]).
+    hide: Option<&'static str>,
     /// Where a struct's decoding leaves what it saw of `skip`.
     seen: &'s std::cell::Cell<Seen<'de>>,
 }
 
 impl<'de> Root<'de, '_> {
     fn elements(&self) -> Elements<'de> {
-        Elements::new(self.data).skipping(self.skip)
+        Elements::new(self.data)
+            .skipping(self.skip)
+            .hiding(self.hide)
     }
 }
 
@@ -307,7 +331,9 @@ impl<'de> de::Deserializer<'de> for Root<'de, '_> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        let mut elements = Elements::with_fields(self.data, fields).skipping(self.skip);
+        let mut elements = Elements::with_fields(self.data, fields)
+            .skipping(self.skip)
+            .hiding(self.hide);
         let value = visitor.visit_map(&mut elements)?;
         self.seen.set(elements.seen);
         Ok(value)

@@ -25,6 +25,7 @@ static TASK: Meta = Meta {
     }),
     shard_key: &[],
     hooks: false,
+    kinds: None,
 };
 
 impl Schema for Task {
@@ -51,6 +52,7 @@ static PLAIN: Meta = Meta {
     timestamps: None,
     shard_key: &[],
     hooks: false,
+    kinds: None,
 };
 
 impl Schema for Plain {

@@ -19,6 +19,7 @@ use crate::error::{Error, NotFoundError, Result, VersionError};
 use crate::plan::diff::{self, Change};
 use crate::plan::guard::position::{self, Element};
 use crate::plan::guard::rewrite::{self, Rewrite};
+use crate::plan::kind::{self, KindTerm};
 use crate::plan::timestamps::{self, Stamp};
 use crate::plan::tracked::Tracked;
 use crate::plan::versioning::{self, Effect};
@@ -40,6 +41,9 @@ pub(crate) struct Plan {
     /// The stored field order of a sub-document will differ from
     /// `current`'s after this save (see [`diff::Out::reordered`]).
     pub reordered: bool,
+    /// An enum model's kind as loaded, which the filter requires, and
+    /// whether this save changes it (see [`kind`](crate::plan::kind)).
+    pub kind: Option<KindTerm>,
 }
 
 impl Plan {
@@ -73,24 +77,34 @@ pub(crate) fn plan<T: Schema>(
     };
     let mut current = codec::to_raw_sized(value, capacity)?;
     let mut reordered = false;
+    let meta = T::__odm_meta();
+    let mut kind = None;
     let mut changes = match tracked {
         Tracked::Snapshot {
             snapshot, missing, ..
         } => {
             let out = diff::diff_out(snapshot, &current)?;
             reordered = out.reordered;
-            diff::fill_missing(out.changes, missing, &current)?
+            let mut changes = diff::fill_missing(out.changes, missing, &current)?;
+            kind::check_id(&changes)?;
+            kind = kind::term(meta.kinds, tracked, &changes)?;
+            kind::fill_new_kind(kind.as_ref(), &mut changes, missing, &current)?;
+            changes
         }
         // Untouched since loaded or saved: nothing changed.
-        Tracked::Clean { .. } | Tracked::New => Vec::new(),
+        Tracked::Clean { .. } => {
+            kind = kind::term(meta.kinds, tracked, &[])?;
+            Vec::new()
+        }
+        Tracked::New => Vec::new(),
         Tracked::Unserializable { error, .. } => {
             return Err(Error::from(
                 <crate::bson_release::SerError as serde::ser::Error>::custom(error),
             ))
         }
     };
-    let meta = T::__odm_meta();
-    let mut effect = versioning::effect(&meta.versioning, &changes, increment);
+    let effect = versioning::effect(&meta.versioning, &changes, increment);
+    let mut effect = kind::effect(kind.as_ref(), &meta.versioning, effect);
     effect.check |= in_doubt && effect.bump;
     let (rewrites, positions) = loaded_guards(&meta.versioning, tracked, &changes, effect)?;
     let is_new = matches!(tracked, Tracked::New);
@@ -103,6 +117,7 @@ pub(crate) fn plan<T: Schema>(
         rewrites,
         positions,
         reordered,
+        kind,
     })
 }
 
@@ -145,6 +160,10 @@ pub(crate) fn request<T: Schema>(
     plan: &Plan,
 ) -> (BsonDocument, BsonDocument) {
     let key = T::__odm_meta().versioning.key;
+    let mut target = target;
+    if let Some(term) = &plan.kind {
+        kind::add(&mut target, term);
+    }
     let mut filter = versioning::filter_from(target, key, version, plan.effect, &plan.changes);
     crate::plan::guard::add_expr(&mut filter, position::terms(&plan.positions));
     rewrite::add(&mut filter, &plan.rewrites);
@@ -153,7 +172,8 @@ pub(crate) fn request<T: Schema>(
 
 /// The error of an update whose `filter` matched nothing, when the
 /// document still exists (or its absence is unknown): a version error if
-/// the save checked the version or a guard, else not found.
+/// the save checked the version, a guard or an enum model's kind, else
+/// not found.
 pub(crate) fn no_match(
     collection: &str,
     id: Bson,
@@ -174,19 +194,23 @@ pub(crate) fn no_match(
 
 /// Whether a save of `plan` that matched nothing is refused as stale
 /// ([`Error::Version`]) when its document still exists: it checked the
-/// version, a guard or a rewrite guard.
+/// version, a guard, a rewrite or positional guard, or an enum model's
+/// kind.
 pub(crate) fn may_be_stale(plan: &Plan) -> bool {
     plan.effect.any()
         || crate::plan::guard::guarded(&plan.changes, plan.effect.check)
         || plan.requires_loaded()
+        || plan.kind.is_some()
 }
 
 /// Whether a save whose filter matched nothing may have failed only on a
-/// guard (no version term): then a read of the document tells a stale
-/// copy from a deleted document.
+/// guard or an enum model's kind (no version term): then a read of the
+/// document tells a stale copy from a deleted document.
 pub(crate) fn only_guarded(plan: &Plan) -> bool {
     !plan.effect.any()
-        && (crate::plan::guard::guarded(&plan.changes, false) || plan.requires_loaded())
+        && (crate::plan::guard::guarded(&plan.changes, false)
+            || plan.requires_loaded()
+            || plan.kind.is_some())
 }
 
 /// [`Error::NotFound`] for `filter` in `collection` (the model's, which

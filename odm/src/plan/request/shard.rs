@@ -86,22 +86,11 @@ pub(crate) fn check_paths<'p>(
 /// new name (`{$rename: {old: new}}` writes `new`). An entry that is not
 /// an operator with a document is left for the server to refuse.
 pub(crate) fn check_update(fields: &[&str], update: &BsonDocument, collection: &str) -> Result<()> {
-    let bodies = update
-        .iter()
-        .filter(|(op, _)| op.starts_with('$'))
-        .filter_map(|(op, body)| match body {
-            Bson::Document(body) => Some((op == "$rename", body)),
-            _ => None,
-        });
-    for (rename, body) in bodies {
-        let renamed_to = body.values().filter(|_| rename).filter_map(Bson::as_str);
-        check_paths(
-            fields,
-            body.keys().map(String::as_str).chain(renamed_to),
-            collection,
-        )?;
-    }
-    Ok(())
+    check_paths(
+        fields,
+        crate::plan::update_ops::written_paths(update),
+        collection,
+    )
 }
 
 /// Refuses an upsert whose `filter` does not fix every shard key field by

@@ -157,7 +157,11 @@ pub(crate) fn update<T: Schema>(
         fence::stamp(&mut update, token);
     }
     let (send, follow_up) = if update.is_empty() {
+        // An enum model's kind in the filter: a miss of a save with
+        // nothing to check but the kind is a stale copy if the document
+        // is still there.
         let follow_up = FollowUp {
+            exists: only_guarded(&plan).then(|| target.clone()),
             stored: true,
             ..FollowUp::default()
         };

@@ -24,6 +24,7 @@ static META: Meta = Meta {
     timestamps: None,
     shard_key: &[],
     hooks: false,
+    kinds: None,
 };
 
 impl crate::schema::Schema for Item {
@@ -41,6 +42,7 @@ fn plan(changes: Vec<Change>, effect: Effect) -> Plan {
         rewrites: Vec::new(),
         positions: Vec::new(),
         reordered: false,
+        kind: None,
     }
 }
 

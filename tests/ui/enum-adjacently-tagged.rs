@@ -1,0 +1,16 @@
+use odm::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize)]
+struct Click {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+}
+
+#[derive(Serialize, Deserialize, Document)]
+#[serde(tag = "kind", content = "data")]
+enum Event {
+    Click(Click),
+}
+
+fn main() {}
