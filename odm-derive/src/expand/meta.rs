@@ -73,6 +73,7 @@ pub fn impl_document(cont: &Container) -> TokenStream {
     };
     let hooks = cont.attrs.hooks.is_some();
     let hook_methods = super::hooks::hook_methods(cont);
+    let (schema, migrate) = schema_version(cont);
     quote! {
         impl #impl_generics ::odm::__private::Schema for #ident #ty_generics #where_clause {
             #validate
@@ -92,15 +93,52 @@ pub fn impl_document(cont: &Container) -> TokenStream {
                     timestamps: #timestamps,
                     shard_key: &[#(#shard_key),*],
                     hooks: #hooks,
+                    schema: #schema,
                 };
                 &META
             }
+            #migrate
             #stamp
             #set_id
             #hook_methods
         }
         impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {}
     }
+}
+
+/// The `schema_version` metadata and the `__odm_migrate` method calling
+/// the model's `migrate` function. The function is taken as a pointer of
+/// the one signature, spanned at the path, so a function of another
+/// signature is reported there.
+fn schema_version(cont: &Container) -> (TokenStream, TokenStream) {
+    let schema = &cont.attrs.schema;
+    let (Some((_, version)), Some((_, path))) = (&schema.version, &schema.migrate) else {
+        // Neither, or check.rs reported the missing one.
+        return (quote!(::core::option::Option::None), TokenStream::new());
+    };
+    let key = schema.key.as_ref().map_or("__sv", |(_, key)| key.as_str());
+    let meta = quote! {
+        ::core::option::Option::Some(::odm::__private::SchemaVersion {
+            key: #key,
+            current: #version,
+        })
+    };
+    let step = quote_spanned! {path.span()=>
+        let step: fn(
+            &mut ::odm::__private::BsonDocument,
+            u32,
+        ) -> ::core::result::Result<(), ::odm::__private::MigrationError> = #path;
+    };
+    let method = quote! {
+        fn __odm_migrate(
+            doc: &mut ::odm::__private::BsonDocument,
+            from: u32,
+        ) -> ::core::result::Result<(), ::odm::__private::MigrationError> {
+            #step
+            step(doc, from)
+        }
+    };
+    (meta, method)
 }
 
 /// `assert_array::<FieldType>()` for every `skip_versioning` field,

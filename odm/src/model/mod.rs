@@ -8,6 +8,7 @@ mod execute;
 pub(crate) mod execute_atomic;
 pub mod hooks;
 pub(crate) mod insert_id;
+pub(crate) mod other_versions;
 pub(crate) mod query;
 pub(crate) mod read_options;
 pub(crate) mod reload;
@@ -122,7 +123,7 @@ impl<T: Document> Model<T> {
 
     /// [`hydrate`](Model::hydrate), keeping the bytes it is given.
     pub(crate) fn track(&self, raw: RawDocumentBuf) -> Result<Doc<T>> {
-        let loaded = codec::load::<T>(raw, self.name(), T::__odm_meta().versioning.key)?;
+        let loaded = codec::load::<T>(raw, self.name(), &crate::schema::layout::<T>())?;
         Doc::loaded(self.clone(), loaded)
     }
 

@@ -4,6 +4,7 @@
 use mongodb::bson::Document as BsonDocument;
 
 use super::index_spec::IndexSpec;
+use crate::codec::Hidden;
 
 /// How `optimistic_concurrency` was declared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +60,21 @@ pub struct Meta {
     pub shard_key: &'static [&'static str],
     /// `#[odm(hooks)]`: the model implements [`Hooks`](crate::Hooks).
     pub hooks: bool,
+    /// `#[odm(schema_version = N, migrate = path)]`: the schema version
+    /// stored documents are upgraded to on load (the steps are
+    /// [`Schema::__odm_migrate`](super::Schema::__odm_migrate)).
+    pub schema: Option<SchemaVersion>,
+}
+
+/// A model's schema version, as `#[odm(schema_version = N, migrate =
+/// path, schema_key = "..")]` declares it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SchemaVersion {
+    /// The stored field holding a document's schema version (`__sv`
+    /// unless `schema_key = ".."`).
+    pub key: &'static str,
+    /// The model's schema version (at least 1).
+    pub current: u32,
 }
 
 /// The fields `#[odm(timestamps)]` maintains, by BSON name.
@@ -74,6 +90,15 @@ pub struct Timestamps {
 }
 
 impl Meta {
+    /// The top-level keys of a stored document that are odm's (hidden
+    /// from the value).
+    pub(crate) fn hidden(&self) -> Hidden {
+        Hidden {
+            version: self.versioning.key,
+            schema: self.schema.map(|s| s.key),
+        }
+    }
+
     /// The keys of the index named `name`: `_id_`, or one the model
     /// declares; `None` for any other.
     pub(crate) fn index_keys(&self, name: &str) -> Option<BsonDocument> {

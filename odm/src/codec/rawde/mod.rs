@@ -35,6 +35,7 @@ use serde::forward_to_deserialize_any;
 mod access;
 mod direct;
 
+use crate::codec::keys::Hidden;
 pub(crate) use access::Seen;
 use access::{DateTimeAccess, DateTimeState, Elements, ObjectIdAccess};
 
@@ -75,22 +76,20 @@ type Result<T> = std::result::Result<T, GiveUp>;
 /// `value` decoded from the BSON document `bytes`, or `None` when `bson`
 /// must do it (unsupported content, malformed bytes, or any error).
 ///
-/// A top-level element under `skip` (the version key) or under the fence
-/// key (`__fence`, see `wire::fence`) is never shown to the
-/// value: the result is that of `bson` decoding the document without them.
-pub(crate) fn from_slice<'de, T: Deserialize<'de>>(
-    bytes: &'de [u8],
-    skip: Option<&'static str>,
-) -> Option<T> {
+/// A top-level element under one of odm's keys (`skip`: the version key,
+/// the schema version key, and always the fence key `__fence`, see
+/// `wire::fence`) is never shown to the value: the result is that of
+/// `bson` decoding the document without them.
+pub(crate) fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8], skip: Hidden) -> Option<T> {
     from_slice_seeing(bytes, skip).map(|(value, _)| value)
 }
 
-/// [`from_slice`], and what the decoding saw of the `skip` key on its way
-/// (a struct's decoding walks the whole stored document, so the caller
-/// need not walk it again to read the version).
+/// [`from_slice`], and what the decoding saw of the version key on its
+/// way (a struct's decoding walks the whole stored document, so the
+/// caller need not walk it again to read the version).
 pub(crate) fn from_slice_seeing<'de, T: Deserialize<'de>>(
     bytes: &'de [u8],
-    skip: Option<&'static str>,
+    skip: Hidden,
 ) -> Option<(T, Seen<'de>)> {
     check_document(bytes).ok()?;
     let seen = std::cell::Cell::new(Seen::Unknown);
@@ -255,11 +254,11 @@ impl<'de> de::Deserializer<'de> for Value<'de> {
 }
 
 /// The stored document itself: a document [`Value`] whose elements under
-/// `skip` and the fence key are left out.
+/// odm's keys (`skip`, and the fence key) are left out.
 struct Root<'de, 's> {
     data: &'de [u8],
-    skip: Option<&'static str>,
-    /// Where a struct's decoding leaves what it saw of `skip`.
+    skip: Hidden,
+    /// Where a struct's decoding leaves what it saw of the version key.
     seen: &'s std::cell::Cell<Seen<'de>>,
 }
 

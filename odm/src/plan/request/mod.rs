@@ -20,6 +20,7 @@ use crate::plan::diff::{self, Change};
 use crate::plan::guard::rewrite::{self, Rewrite};
 use crate::plan::timestamps::{self, Stamp};
 use crate::plan::tracked::Tracked;
+use crate::plan::upgrade::{self, SchemaState};
 use crate::plan::versioning::{self, Effect};
 use crate::schema::meta::Concurrency;
 use crate::schema::Schema;
@@ -37,12 +38,17 @@ pub(crate) struct Plan {
     /// The stored field order of a sub-document will differ from
     /// `current`'s after this save (see [`diff::Out::reordered`]).
     pub reordered: bool,
+    /// The schema version terms, for a model with a schema version (see
+    /// [`upgrade`](crate::plan::upgrade)).
+    pub schema: Option<upgrade::Terms>,
 }
 
 impl Plan {
     /// Whether the save writes nothing and checks nothing.
     pub fn is_empty(&self) -> bool {
-        self.changes.is_empty() && !self.effect.bump
+        self.changes.is_empty()
+            && !self.effect.bump
+            && self.schema.as_ref().is_none_or(|t| t.write.is_none())
     }
 }
 
@@ -51,11 +57,14 @@ impl Plan {
 /// is an earlier write of this copy having failed in a way that may have
 /// applied it: then a save that bumps the version also checks it, so a
 /// change that landed (a default-mode push) is not applied twice.
+/// `schema` is what the `Doc` knows of the stored schema version: the
+/// save of an upgrade made on load also writes it (see [`upgrade`]).
 pub(crate) fn plan<T: Schema>(
     value: &T,
     tracked: &Tracked,
     increment: bool,
     in_doubt: bool,
+    schema: &SchemaState,
 ) -> Result<Plan> {
     let capacity = match tracked {
         Tracked::Snapshot { snapshot, .. } => snapshot.as_bytes().len() + 64,
@@ -81,11 +90,31 @@ pub(crate) fn plan<T: Schema>(
         }
     };
     let meta = T::__odm_meta();
+    let pending = schema.upgrade.as_deref().filter(|_| meta.schema.is_some());
+    let mut kept = Vec::new();
+    if let Some(upgrade) = pending {
+        (changes, kept) = upgrade::merge(&upgrade.changes, changes, &current)?;
+    }
     let mut effect = versioning::effect(&meta.versioning, &changes, increment);
+    if pending.is_some() && meta.versioning.key.is_some() {
+        // A rewrite of every field the upgrade touched: checked and bumped.
+        effect = Effect::ALL;
+    }
     effect.check |= in_doubt && effect.bump;
-    let rewrites = rewrite_guards(&meta.versioning, tracked, &changes, effect)?;
+    let mut rewrites = rewrite_guards(&meta.versioning, tracked, &changes, effect)?;
+    if let Some(upgrade) = pending {
+        // The upgrade's fields are guarded by their stored values instead.
+        rewrites.retain(|(path, _)| !upgrade::rewrites(upgrade, path));
+        rewrites.extend(upgrade.guards.iter().cloned());
+    }
     let is_new = matches!(tracked, Tracked::New);
     let stamp = timestamps::stamp_plan::<T>(is_new, &mut current, &mut changes)?;
+    let schema = meta.schema.map(|declared| upgrade::Terms {
+        key: declared.key,
+        stored: schema.stored,
+        write: pending.map(|_| declared.current),
+        kept,
+    });
     Ok(Plan {
         current,
         changes,
@@ -93,6 +122,7 @@ pub(crate) fn plan<T: Schema>(
         stamp,
         rewrites,
         reordered,
+        schema,
     })
 }
 
@@ -133,7 +163,11 @@ pub(crate) fn request<T: Schema>(
     let key = T::__odm_meta().versioning.key;
     let mut filter = versioning::filter_from(target, key, version, plan.effect, &plan.changes);
     rewrite::add(&mut filter, &plan.rewrites);
-    (filter, versioning::update(&plan.changes, key, plan.effect))
+    let mut update = versioning::update(&plan.changes, key, plan.effect);
+    if let Some(terms) = &plan.schema {
+        terms.add(&mut filter, &mut update);
+    }
+    (filter, update)
 }
 
 /// The error of an update whose `filter` matched nothing, when the
@@ -149,6 +183,7 @@ pub(crate) fn no_match(
     if plan.effect.any()
         || crate::plan::guard::guarded(&plan.changes, plan.effect.check)
         || !plan.rewrites.is_empty()
+        || plan.schema.is_some()
     {
         Error::Version(Box::new(VersionError {
             id,
@@ -165,7 +200,9 @@ pub(crate) fn no_match(
 /// copy from a deleted document.
 pub(crate) fn only_guarded(plan: &Plan) -> bool {
     !plan.effect.any()
-        && (crate::plan::guard::guarded(&plan.changes, false) || !plan.rewrites.is_empty())
+        && (crate::plan::guard::guarded(&plan.changes, false)
+            || !plan.rewrites.is_empty()
+            || plan.schema.is_some())
 }
 
 /// [`Error::NotFound`] for `filter` in `collection` (the model's, which

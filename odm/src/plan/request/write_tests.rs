@@ -24,6 +24,7 @@ static META: Meta = Meta {
     timestamps: None,
     shard_key: &[],
     hooks: false,
+    schema: None,
 };
 
 impl crate::schema::Schema for Item {
@@ -40,6 +41,7 @@ fn plan(changes: Vec<Change>, effect: Effect) -> Plan {
         stamp: None,
         rewrites: Vec::new(),
         reordered: false,
+        schema: None,
     }
 }
 
