@@ -147,6 +147,21 @@ pub async fn insert<S: Shape>(
                 .map_err(|e| cx.fail("raw insert failed", short(e)))?;
             Ok((id, None))
         }
+        Insert::Older => {
+            let (version, mut raw) = value.older(rng);
+            raw.insert(VERSION_KEY, 0);
+            cx.log(format!(
+                "raw insert at schema version {version}: {}",
+                sd(&raw)
+            ));
+            let id = raw.get("_id").expect("an _id").clone();
+            model
+                .collection()
+                .insert_one(raw)
+                .await
+                .map_err(|e| cx.fail("raw insert failed", short(e)))?;
+            Ok((id, None))
+        }
         Insert::NewDocWithoutId => {
             cx.log(format!("new_doc({:?}).save()", value));
             let mut d = model.new_doc(value);

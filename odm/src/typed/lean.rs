@@ -169,10 +169,13 @@ impl<V> Stream for LeanStream<'_, V> {
 pub(crate) const WHOLE: &str = "__odm_whole";
 
 /// The projection of `P`'s fields on `T`'s documents: `{ field: 1, .. }`,
-/// plus [`WHOLE`] for a model with a schema version.
+/// plus the schema version key and [`WHOLE`] for a model with a schema
+/// version.
 pub(crate) fn projection<T: Document, P: Projection>() -> BsonDocument {
     let mut fields = super::fields_of::<P>();
     if let Some(schema) = T::__odm_meta().schema {
+        // The schema version tells a current document from an older one.
+        fields.insert(schema.key, 1);
         let older = doc! { "$lt": [format!("${}", schema.key), i64::from(schema.current)] };
         fields.insert(WHOLE, doc! { "$cond": [older, "$$ROOT", "$$REMOVE"] });
     }

@@ -13,6 +13,7 @@ mod mongoose;
 mod nested;
 mod option_id;
 mod subdocs;
+mod versioned;
 
 pub use defaults::{default_items, default_tags, Defaults, Inner};
 pub use floats::{Floats, Mixed, I32};
@@ -22,6 +23,7 @@ pub use mongoose::MongoosePost;
 pub use nested::{Nested, NestedOc};
 pub use option_id::OptionId;
 pub use subdocs::{Comment, SubDocs};
+pub use versioned::Versioned;
 
 /// A model shape the generator knows how to build and change.
 pub trait Shape: odm::Document + Clone + Debug {
@@ -44,6 +46,11 @@ pub trait Shape: odm::Document + Clone + Debug {
     fn rewrite(&mut self, _rng: &mut Rng) -> Option<String> {
         None
     }
+    /// For [`Insert::Older`]: the value as stored by the release of a
+    /// random schema version, and that version.
+    fn older(&self, _rng: &mut Rng) -> (u32, odm::bson::Document) {
+        unreachable!("only a shape inserted with Insert::Older stores older versions")
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -55,4 +62,7 @@ pub enum Insert {
     RawWithout(&'static [&'static str]),
     /// `model.new_doc(value).save()` with an `Option` id that is `None`.
     NewDocWithoutId,
+    /// Raw `insert_one` of the value as an older release stored it
+    /// ([`Shape::older`]), with `__v: 0`: loads upgrade it.
+    Older,
 }
