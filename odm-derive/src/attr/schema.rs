@@ -3,7 +3,7 @@
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
-use syn::{Expr, ExprPath, Lit, LitInt, Token};
+use syn::{Expr, ExprPath, Lit, Token};
 
 use super::base::{set_once, string_value};
 use crate::ctxt::Ctxt;
@@ -30,22 +30,29 @@ impl SchemaAttrs {
             if !meta.input.peek(Token![=]) {
                 return Err(meta.error(form));
             }
-            let lit: LitInt = meta
-                .value()?
-                .parse()
-                .map_err(|e| syn::Error::new(e.span(), form))?;
-            let version = lit
-                .base10_parse::<u32>()
-                .map_err(|_| syn::Error::new(lit.span(), form))?;
+            let value: Expr = meta.value()?.parse()?;
+            let span = syn::spanned::Spanned::span(&value);
+            let version = match &value {
+                Expr::Lit(syn::ExprLit {
+                    lit: Lit::Int(lit), ..
+                }) => lit.base10_parse::<u32>().ok(),
+                _ => None,
+            };
+            // A bad value is reported, and stands for a version: no
+            // follow-on error about `migrate` lacking one.
+            if version.is_none() {
+                cx.syn_error(syn::Error::new(span, form));
+            }
+            let version = version.unwrap_or(1);
             set_once(
                 cx,
                 &mut self.version,
-                lit.span(),
-                (lit.span(), version),
+                span,
+                (span, version),
                 SCHEMA_VERSION.0,
             );
         } else if meta.path == MIGRATE {
-            let path = migrate_path(meta)?;
+            let path = migrate_path(cx, meta)?;
             let span = syn::spanned::Spanned::span(&path);
             set_once(cx, &mut self.migrate, span, (span, path), MIGRATE.0);
         } else if meta.path == SCHEMA_KEY {
@@ -71,24 +78,26 @@ impl SchemaAttrs {
     }
 }
 
-/// `migrate = path::to_fn`: a path, not a string or an expression.
-fn migrate_path(meta: &ParseNestedMeta) -> syn::Result<ExprPath> {
+/// `migrate = path::to_fn`: a path, not a string or an expression. A
+/// value that is not one is reported, and stands for a path: no follow-on
+/// error about `schema_version` lacking its steps.
+fn migrate_path(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<ExprPath> {
     let form = "expected `migrate = path::to_fn`, e.g. `migrate = Self::upgrade`";
     if !meta.input.peek(Token![=]) {
         return Err(meta.error(form));
     }
     let expr: Expr = meta.value()?.parse()?;
-    match expr {
-        Expr::Path(path) if path.attrs.is_empty() => Ok(path),
-        Expr::Lit(lit) if matches!(lit.lit, Lit::Str(_)) => Err(syn::Error::new_spanned(
-            lit,
-            "`migrate` names a function, not a string: remove the quotes (`migrate = Self::upgrade`)",
-        )),
-        other => Err(syn::Error::new_spanned(
-            other,
+    let message = match &expr {
+        Expr::Path(path) if path.attrs.is_empty() => return Ok(path.clone()),
+        Expr::Lit(lit) if matches!(lit.lit, Lit::Str(_)) => {
+            "`migrate` names a function, not a string: remove the quotes (`migrate = Self::upgrade`)"
+        }
+        _ => {
             "`migrate` is a path to a function (`migrate = Self::upgrade`), not an expression: \
              put the steps in a `fn(&mut bson::Document, from: u32) -> Result<(), MigrationError>` \
-             and name it here",
-        )),
-    }
+             and name it here"
+        }
+    };
+    cx.error_spanned_by(&expr, message);
+    Ok(syn::parse_quote!(migrate))
 }

@@ -30,6 +30,9 @@ pub fn check(cx: &Ctxt, cont: &Container) {
         ));
     }
     let Some((span, key)) = &schema.key else {
+        if schema.version.is_some() {
+            check_free(cx, cont, "__sv");
+        }
         return;
     };
     if schema.version.is_none() {
