@@ -54,7 +54,10 @@ impl Layout {
 /// integral double included) that fits a `u32`; anything else is refused
 /// with a message saying what was found.
 pub(crate) fn read(raw: &RawDocument, key: &str) -> Result<Option<i64>, String> {
-    let version = version_key::read_named(raw, Some(key), "the schema version key")?;
+    let version = match crate::codec::checked_read::counter(raw, key) {
+        Some(version) => version,
+        None => version_key::read_named(raw, Some(key), "the schema version key")?,
+    };
     match version {
         Some(v) if v > i64::from(u32::MAX) => Err(format!(
             "the schema version key holds {v}, above the largest schema version ({})",
