@@ -31,6 +31,7 @@ const LAYERS: &layering::Layers = &[
             "bulk",
             "index",
             "many",
+            "migrate",
             "page",
             "typed",
             "variant",

@@ -317,3 +317,41 @@ async fn an_upsert_must_fix_the_shard_key_and_may_not_change_it() {
     assert_eq!(again.version(), Some(1));
     m.finish().await;
 }
+
+/// `set_on_insert` of a shard key field is refused like `set`, unless it is
+/// the very value the filter fixes (issue 31, item 6): a document inserted
+/// under another key than the one the upsert was routed by would not
+/// match its own filter.
+#[tokio::test]
+async fn set_on_insert_of_another_shard_key_value_is_refused_before_sending() {
+    let m = Monitored::new("shard-set-on-insert").await;
+    let orders = Order::model(m.db());
+    let id = ObjectId::new();
+    let filter = doc! { "_id": id, "tenant": 7, "regionCode": "eu" };
+    for on_insert in [
+        doc! { "regionCode": "us" },
+        doc! { "tenant": 8, "total": 1 },
+        doc! { "regionCode.zone": "a" },
+    ] {
+        let e = orders
+            .upsert(filter.clone())
+            .set(doc! { "total": 5 })
+            .set_on_insert(on_insert.clone())
+            .await
+            .unwrap_err();
+        let Error::ShardKey(k) = &e else {
+            panic!("{on_insert}: {e:?}")
+        };
+        assert_eq!(k.rule, ShardKeyRule::Changed, "{on_insert}");
+    }
+    assert!(m.monitor.all().is_empty(), "nothing was sent");
+    // The filter's own value changes nothing: accepted.
+    let up = orders
+        .upsert(filter)
+        .set(doc! { "total": 5 })
+        .set_on_insert(doc! { "regionCode": "eu", "lines": [] })
+        .await
+        .unwrap();
+    assert_eq!((up.tenant, up.region.as_str(), up.total), (7, "eu", 5));
+    m.finish().await;
+}

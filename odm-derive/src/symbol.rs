@@ -23,6 +23,9 @@ pub const UPDATED_AT: Symbol = Symbol("updated_at");
 pub const SERVER_CLOCK: Symbol = Symbol("server_clock");
 pub const HOOKS: Symbol = Symbol("hooks");
 pub const SHARD_KEY: Symbol = Symbol("shard_key");
+pub const SCHEMA_VERSION: Symbol = Symbol("schema_version");
+pub const MIGRATE: Symbol = Symbol("migrate");
+pub const SCHEMA_KEY: Symbol = Symbol("schema_key");
 
 // Field attributes.
 pub const SKIP_VERSIONING: Symbol = Symbol("skip_versioning");

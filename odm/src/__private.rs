@@ -3,7 +3,7 @@
 pub use crate::bson_release::DeError as IdError;
 pub use crate::bulk::{build as bulk_build, BulkPath};
 pub use crate::codec::array::assert_array;
-pub use crate::error::{Result, ValidationError, ValidationErrors};
+pub use crate::error::{MigrationError, Result, ValidationError, ValidationErrors};
 pub use crate::model::hooks::{HookContext, Hooks};
 pub use crate::model::insert_id::set_id;
 pub use crate::model::save_build;
@@ -12,17 +12,18 @@ pub use crate::plan::guard::position::edit_terms as position_guard_terms;
 pub use crate::plan::timestamps::TimestampField;
 pub use crate::schema::index_kinds::{Collation, Key as IndexKey, TextOptions};
 pub use crate::schema::index_spec::{Condition, IndexSpec, PartialOp, PartialValue, Term};
-pub use crate::schema::meta::{Concurrency, Meta, Timestamps, Versioning};
+pub use crate::schema::meta::{Concurrency, Meta, SchemaVersion, Timestamps, Versioning};
 
 /// What an enum model's derive names (`schema::kind`).
 pub mod kind {
+    pub use crate::codec::keys::Hidden;
     pub use crate::codec::rawde::Seen;
     pub use crate::schema::kind::{decode_kind, set_id, stamp, Decoder, Kind, Kinds};
 }
 pub use crate::schema::Schema;
 pub use crate::typed::Projection;
 pub use core;
-pub use mongodb::bson::{Bson, DateTime};
+pub use mongodb::bson::{Bson, DateTime, Document as BsonDocument};
 pub use serde::de::DeserializeOwned;
 pub use serde::Serialize;
 

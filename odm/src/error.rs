@@ -20,6 +20,7 @@ mod kinds;
 mod labels;
 mod lock;
 mod page;
+mod schema;
 mod validation;
 mod values;
 mod watch;
@@ -28,6 +29,7 @@ pub use app::ApplicationError;
 pub use batch::{BatchError, BatchRefusal};
 pub use index::{IndexError, IndexErrorKind};
 pub use page::{PageError, PageErrorKind};
+pub use schema::{MigrationError, SchemaError};
 pub use watch::{WatchError, WatchErrorKind};
 
 pub(crate) use classify::may_have_applied;
@@ -107,6 +109,14 @@ pub enum Error {
     Batch(Box<BatchError>),
     /// Any other error from the MongoDB driver.
     Driver(mongodb::error::Error),
+    /// A step of the model's `migrate` failed on a stored document (see
+    /// `#[odm(schema_version = N, migrate = path)]`): it names the `_id`,
+    /// the step (`from`) and the step's message. Nothing was written.
+    Migration(Box<MigrationError>),
+    /// A write of a document stored at a schema version above the model's
+    /// was refused (an older instance during a rolling deploy). Nothing
+    /// was written.
+    Schema(Box<SchemaError>),
 }
 
 impl fmt::Display for Error {
@@ -132,6 +142,8 @@ impl fmt::Display for Error {
             Error::Application(e) => e.fmt(f),
             Error::Batch(e) => e.fmt(f),
             Error::Driver(e) => driver::describe(e, f),
+            Error::Migration(e) => e.fmt(f),
+            Error::Schema(e) => e.fmt(f),
         }
     }
 }
@@ -159,6 +171,8 @@ impl std::error::Error for Error {
             Error::Application(e) => e.source(),
             Error::Batch(e) => e.source(),
             Error::Driver(e) => Some(e),
+            Error::Migration(e) => e.source(),
+            Error::Schema(e) => e.source(),
         }
     }
 }

@@ -8,8 +8,8 @@
 // The layers, lowest first (see ARCHITECTURE.md at the repository root;
 // tests/layers.rs keeps every import pointing down):
 // bson_release, error -> codec, fields -> schema, validate -> plan -> wire
-// -> lock -> model, index -> atomic, bulk, many, typed, watch, page,
-// aggregate, variant.
+// -> lock -> model, index -> atomic, bulk, many, migrate, typed, watch,
+// page, aggregate, variant.
 mod bson_release;
 mod error;
 
@@ -32,6 +32,7 @@ mod model;
 mod atomic;
 mod bulk;
 pub mod many;
+pub mod migrate;
 pub mod typed;
 pub mod watch;
 
@@ -53,12 +54,14 @@ pub use bulk::{BulkSave, InsertMany};
 pub use codec::array::BsonArray;
 pub use error::{
     values_shown, ApplicationError, BatchError, BatchRefusal, DeserializeError, DuplicateKeyError,
-    Error, FencedError, HookError, LeaseLostError, LeaseTimeoutError, NotFoundError, Result,
-    ShardKeyError, ShardKeyRule, ValidationError, ValidationErrors, VersionError,
+    Error, FencedError, HookError, LeaseLostError, LeaseTimeoutError, MigrationError,
+    NotFoundError, Result, SchemaError, ShardKeyError, ShardKeyRule, ValidationError,
+    ValidationErrors, VersionError,
 };
 pub use fields::{FieldPath, Fields, Flattened};
 pub use index::{IndexError, SyncIndexes, SyncReport};
 pub use many::{DeleteMany, UpdateMany, UpdateReport};
+pub use migrate::{MigrateAll, MigrationProgress, MigrationReport};
 pub use model::delete::Delete;
 pub use model::doc::Doc;
 pub use model::hooks;
@@ -89,7 +92,8 @@ pub use mongodb::bson;
 /// Everything a model file needs: `use odm::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Doc, Document, Error, Fields, Model, Result, Validate, ValidationError, ValidationErrors,
+        Doc, Document, Error, Fields, MigrationError, MigrationProgress, MigrationReport, Model,
+        Result, SchemaError, Validate, ValidationError, ValidationErrors,
     };
     pub use mongodb::bson::oid::ObjectId;
     pub use mongodb::bson::{doc, rawdoc};

@@ -12,6 +12,8 @@ use crate::shapes::Shape;
 use crate::show::{err_kind, sd, short, show_changes};
 
 pub const VERSION_KEY: &str = "__v";
+/// The schema version key (a shape with `schema_version`).
+pub const SCHEMA_KEY: &str = "__sv";
 
 pub fn ser<S: Shape>(v: &S) -> BsonDocument {
     to_document(v).expect("the value serializes")
@@ -58,7 +60,9 @@ pub async fn load<S: Shape>(
 /// (Fields missing from the store are fine: `#[serde(default)]`.)
 pub fn partial_field<'a>(raw: &'a BsonDocument, value: &BsonDocument) -> Option<&'a str> {
     raw.iter()
-        .find(|(k, v)| *k != VERSION_KEY && !value.get(*k).is_some_and(|m| same(m, v)))
+        .find(|(k, v)| {
+            *k != VERSION_KEY && *k != SCHEMA_KEY && !value.get(*k).is_some_and(|m| same(m, v))
+        })
         .map(|(k, _)| k.as_str())
 }
 
@@ -104,6 +108,19 @@ pub async fn check_saved<S: Shape>(
             format!("{who}: the stored version is no longer an Int32"),
             format!("stored {v:?}\n  {}", both()),
         ));
+    }
+    if let Some(schema) = doc.schema_version() {
+        let stored = as_i64(raw.get(SCHEMA_KEY));
+        if stored != Some(schema) || doc.migrated_from().is_some() {
+            return Err(cx.fail(
+                format!("{who}: the stored schema version is not the Doc's after its save"),
+                format!(
+                    "stored {stored:?}, schema_version() {schema}, migrated_from() {:?}\n  {}",
+                    doc.migrated_from(),
+                    both()
+                ),
+            ));
+        }
     }
     let stored_version = as_i64(raw.get(VERSION_KEY));
     if stored_version != doc.version() {

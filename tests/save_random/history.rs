@@ -196,15 +196,12 @@ pub async fn insert<S: Shape>(
                     left_out.push(*f);
                 }
             }
-            raw.insert(VERSION_KEY, 0);
-            cx.log(format!("raw insert {} (left out {left_out:?})", sd(&raw)));
-            let id = raw.get("_id").expect("an _id").clone();
-            model
-                .collection()
-                .insert_one(raw)
-                .await
-                .map_err(|e| cx.fail("raw insert failed", short(e)))?;
-            Ok((id, None))
+            let how = format!("(left out {left_out:?})");
+            raw_insert(cx, model, raw, &how).await
+        }
+        Insert::Older => {
+            let (version, raw) = value.older(rng);
+            raw_insert(cx, model, raw, &format!("at schema version {version}")).await
         }
         Insert::NewDocWithoutId => {
             cx.log(format!("new_doc({:?}).save()", value));
@@ -226,6 +223,24 @@ pub async fn insert<S: Shape>(
             Ok((id, Some(d)))
         }
     }
+}
+
+/// Inserts `raw` with `__v: 0` as it is, logged with `how`.
+async fn raw_insert<S: Shape>(
+    cx: &mut Ctx,
+    model: &Model<S>,
+    mut raw: BsonDocument,
+    how: &str,
+) -> Result<(Bson, Option<Doc<S>>), Failure> {
+    raw.insert(VERSION_KEY, 0);
+    cx.log(format!("raw insert {} {how}", sd(&raw)));
+    let id = raw.get("_id").expect("an _id").clone();
+    model
+        .collection()
+        .insert_one(raw)
+        .await
+        .map_err(|e| cx.fail("raw insert failed", short(e)))?;
+    Ok((id, None))
 }
 
 pub async fn history<S: Shape>(model: Model<S>, seed: u64) -> Result<(), Failure> {

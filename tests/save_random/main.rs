@@ -10,6 +10,10 @@
 //! would (the update interpreter, `odm_testing::update`), without losing a
 //! saved write of the other copy beyond what save-rules.md allows.
 //!
+//! A tenth shape (`shapes/versioned.rs`, issue 31) stores each document
+//! as an older release of its model did (schema versions 0 to 3): loads
+//! upgrade it, and the first save writes the upgrade with the edits.
+//!
 //! `ODM_RANDOM_SEED` (decimal or `0x` hex) repeats a run: history 0 of every
 //! shape uses that seed, history `i` `splitmix64(seed + i)`; a failure
 //! prints its history's own seed, so `ODM_RANDOM_SEED=<it>
@@ -49,7 +53,7 @@ mod stale;
 use run::run;
 use shapes::{
     Defaults, Floats, Grids, Kinds, KindsOc, Maps, MongoosePost, Nested, NestedOc, OptionId,
-    SubDocs,
+    SubDocs, Versioned,
 };
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -109,6 +113,13 @@ async fn random_kinds() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn random_kinds_optimistic() {
     run::<KindsOc>().await;
+}
+
+/// Issue 31: documents stored at older schema versions, upgraded on load,
+/// the upgrade written by the first save beside the edits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_older_schema_versions() {
+    run::<Versioned>().await;
 }
 
 // ---------------------------------------------------------------------------

@@ -12,7 +12,7 @@ use odm_testing::TestDb;
 use crate::history::{history, Failure};
 use crate::shapes::Shape;
 
-const SHAPES: usize = 11;
+const SHAPES: usize = 12;
 const WORKERS: usize = 4;
 const DEFAULT_HISTORIES: usize = 1000;
 

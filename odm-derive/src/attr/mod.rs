@@ -16,11 +16,13 @@ pub mod index_kinds;
 mod lifecycle;
 pub mod partial;
 pub mod paths;
+pub mod schema;
 pub mod validate;
 
 use self::base::{empty_parens, nested_first_error, path_text, string_value};
 use self::index::{FieldIndexAttrs, IndexAttr};
 use self::paths::ListedPath;
+use self::schema::SchemaAttrs;
 use self::validate::{ContainerRules, FieldRules};
 use crate::case::RenameRule;
 use crate::ctxt::Ctxt;
@@ -82,6 +84,8 @@ pub struct ContainerAttrs {
     pub indexes: Vec<IndexAttr>,
     /// `validate = path` cross-field validators.
     pub validate: ContainerRules,
+    /// `schema_version = N`, `migrate = path`, `schema_key = "name"`.
+    pub schema: SchemaAttrs,
 }
 
 /// `timestamps` as written: the BSON names of the two fields and the clock.
@@ -97,7 +101,8 @@ const CONTAINER_FORMS: &str = "`collection = \"name\"`, `version_key = \"name\"`
 `index(keys(field = 1, ..), unique, sparse, partial(..), name = \"..\", expire_after = secs, \
 collation(..), weights(..))`, \
 `validate = path::to_fn`, `timestamps`, \
-`timestamps(created_at = \"name\", updated_at = \"name\", server_clock)`, `hooks`, `shard_key(field, ..)`";
+`timestamps(created_at = \"name\", updated_at = \"name\", server_clock)`, `hooks`, `shard_key(field, ..)`, \
+`schema_version = N`, `migrate = path::to_fn`, `schema_key = \"name\"`";
 
 const FIELD_FORMS: &str = "`skip_versioning`, `unique`, `index`, `sparse`, `partial(..)`, \
 `expire_after = secs`, `collation(locale = \"..\", ..)`, \
@@ -123,6 +128,7 @@ impl ContainerAttrs {
         let mut rename_all = None;
         let mut indexes = Vec::new();
         let mut validate = ContainerRules::default();
+        let mut schema = SchemaAttrs::default();
 
         for attr in &input.attrs {
             if attr.path() == ODM {
@@ -164,6 +170,7 @@ impl ContainerAttrs {
                         } else if meta.path == SHARD_KEY {
                             shard_key.set(span, lifecycle::parse_shard_key(meta)?);
                         } else if validate.parse(meta)? {
+                        } else if schema.parse(cx, meta)? {
                         } else {
                             return Err(meta.error(format!(
                                 "unknown odm container attribute `{}`; expected one of {CONTAINER_FORMS}",
@@ -206,6 +213,7 @@ impl ContainerAttrs {
             rename_all,
             indexes,
             validate,
+            schema,
         }
     }
 }
@@ -225,6 +233,7 @@ impl ContainerAttrs {
             rename_all: None,
             indexes,
             validate,
+            schema: SchemaAttrs::default(),
         }
     }
 }

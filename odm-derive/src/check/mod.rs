@@ -10,6 +10,8 @@ mod index;
 mod index_kinds;
 mod lifecycle;
 mod paths;
+mod schema;
+mod timestamps;
 pub mod validate;
 
 use crate::ast::Container;
@@ -25,6 +27,8 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     validate::check(cx, cont);
     check_timestamps(cx, cont);
     lifecycle::check(cx, cont);
+    schema::check(cx, cont);
+    timestamps::check_date_types(cx, cont);
 }
 
 /// `timestamps` needs two distinct stored fields under its BSON names; their

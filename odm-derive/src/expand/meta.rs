@@ -42,6 +42,8 @@ pub struct MetaParts {
     pub hooks: bool,
     /// `Option<Kinds>`.
     pub kinds: TokenStream,
+    /// `Option<SchemaVersion>` (see [`schema_version`]).
+    pub schema: TokenStream,
 }
 
 /// `fn __odm_meta` returning the model's `static META`, after the
@@ -59,6 +61,7 @@ pub fn meta_fn(checks: TokenStream, m: MetaParts) -> TokenStream {
         shard_key,
         hooks,
         kinds,
+        schema,
     } = m;
     quote! {
         fn __odm_meta() -> &'static ::odm::__private::Meta {
@@ -77,6 +80,7 @@ pub fn meta_fn(checks: TokenStream, m: MetaParts) -> TokenStream {
                 shard_key: &[#(#shard_key),*],
                 hooks: #hooks,
                 kinds: #kinds,
+                schema: #schema,
             };
             &META
         }
@@ -152,6 +156,7 @@ pub fn impl_document(cont: &Container) -> TokenStream {
         None => Vec::new(),
     };
     let hook_methods = super::hooks::hook_methods(cont);
+    let (schema, migrate) = schema_version(cont);
     let meta = meta_fn(
         skip_versioning_arrays(cont),
         MetaParts {
@@ -166,6 +171,7 @@ pub fn impl_document(cont: &Container) -> TokenStream {
             shard_key,
             hooks: cont.attrs.hooks.is_some(),
             kinds: quote!(::core::option::Option::None),
+            schema,
         },
     );
     quote! {
@@ -173,12 +179,48 @@ pub fn impl_document(cont: &Container) -> TokenStream {
             #validate
             #field_check
             #meta
+            #migrate
             #stamp
             #set_id
             #hook_methods
         }
         impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {}
     }
+}
+
+/// The `schema_version` metadata and the `__odm_migrate` method calling
+/// the model's `migrate` function. The function is taken as a pointer of
+/// the one signature, spanned at the path, so a function of another
+/// signature is reported there.
+pub fn schema_version(cont: &Container) -> (TokenStream, TokenStream) {
+    let schema = &cont.attrs.schema;
+    let (Some((_, version)), Some((_, path))) = (&schema.version, &schema.migrate) else {
+        // Neither, or check.rs reported the missing one.
+        return (quote!(::core::option::Option::None), TokenStream::new());
+    };
+    let key = schema.key.as_ref().map_or("__sv", |(_, key)| key.as_str());
+    let meta = quote! {
+        ::core::option::Option::Some(::odm::__private::SchemaVersion {
+            key: #key,
+            current: #version,
+        })
+    };
+    let step = quote_spanned! {path.span()=>
+        let step: fn(
+            &mut ::odm::__private::BsonDocument,
+            u32,
+        ) -> ::core::result::Result<(), ::odm::__private::MigrationError> = #path;
+    };
+    let method = quote! {
+        fn __odm_migrate(
+            doc: &mut ::odm::__private::BsonDocument,
+            from: u32,
+        ) -> ::core::result::Result<(), ::odm::__private::MigrationError> {
+            #step
+            step(doc, from)
+        }
+    };
+    (meta, method)
 }
 
 /// `assert_array::<FieldType>()` for every `skip_versioning` field,

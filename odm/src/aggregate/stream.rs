@@ -49,7 +49,7 @@ impl<R> Stream for AggregateStream<'_, R> {
 /// document: no version key is hidden); a failure names the result's
 /// `_id` (when it has one) and the field.
 fn decode<R: DeserializeOwned>(raw: &RawDocumentBuf, collection: &str) -> Result<R> {
-    match codec::decode::<R>(raw, None) {
+    match codec::decode::<R>(raw, codec::Hidden::NONE) {
         Ok(value) => Ok(value),
         Err((hidden, e)) => Err(codec::deserialize_error::<R>(
             &hidden,

@@ -1,15 +1,20 @@
 //! `Model::claim`: one atomic conditional update that only one caller wins.
 
-use mongodb::bson::Document as BsonDocument;
+use mongodb::action::Action;
+use mongodb::bson::raw::RawDocumentBuf;
+use mongodb::bson::{doc, Document as BsonDocument};
 use mongodb::ClientSession;
 
-use crate::error::Result;
+use crate::error::{from_driver, Error, Result, ValidationErrors};
 use crate::lock::Lease;
 use crate::model::doc::Doc;
 use crate::model::execute_atomic::execute_atomic;
+use crate::model::other_versions::{self, Stance};
 use crate::model::Document;
 use crate::model::Model;
 use crate::plan::request::{find_modify, shard};
+use crate::plan::update_ops;
+use crate::wire::command_log::Command;
 use crate::wire::server_clock;
 use crate::wire::session::awaitable;
 
@@ -71,6 +76,16 @@ impl<T: Document> Model<T> {
     /// [`Error::ShardKey`](crate::Error::ShardKey) before anything is sent,
     /// as a save that changes the shard key does.
     ///
+    /// On a model with `schema_version`, the filter sent also requires the
+    /// model's schema version, so the claim never changes a document at
+    /// another one. When it matches nothing, one more read looks for a
+    /// document of the filter at another version: an older one is loaded
+    /// (which upgrades it) and saved, and the claim sent again; a newer one
+    /// (a newer instance wrote it) fails the claim with
+    /// [`Error::Schema`](crate::Error::Schema), nothing changed. `update`
+    /// may not write the schema version key
+    /// ([`Error::Validation`](crate::Error::Validation)).
+    ///
     /// A claim that fails with a lost connection or a write concern error
     /// may have landed: the document is then claimed, but the caller got an
     /// error, and the same claim again gets `None` (the guard no longer
@@ -131,9 +146,60 @@ awaitable! {
         let meta = T::__odm_meta();
         shard::check_update(meta.shard_key, &update, model.name())?;
         crate::plan::kind::check_update(meta.kinds, &update, meta.name)?;
+        if let Some(schema) = meta.schema {
+            if update_ops::touches(&update, schema.key) {
+                let refused = crate::plan::upgrade::key_refused(schema.key);
+                return Err(Error::Validation(ValidationErrors::from(refused)));
+            }
+        }
         let now = server_clock::now::<T>(&model.database(), model.name()).await?;
         let request = find_modify::claim::<T>(filter, update, sort, fence, now);
-        let claimed = execute_atomic(model, &request, session).await?;
-        claimed.map(|raw| model.track(raw)).transpose()
+        let mut session = session;
+        let mut conflict = None;
+        for _ in 0..other_versions::ATTEMPTS {
+            let claimed = execute_atomic(model, &request, session.as_deref_mut()).await?;
+            if let Some(raw) = claimed {
+                return model.track(raw).map(Some);
+            }
+            let Some(other) = other_version(model, &request, session.as_deref_mut()).await? else {
+                return Ok(None);
+            };
+            match other_versions::stance::<T>(&other) {
+                Stance::Newer(stored) => return Err(other_versions::refused(model, &other, stored)),
+                Stance::Older => {
+                    conflict = other_versions::upgrade(model, other, session.as_deref_mut()).await?;
+                }
+                // Upgraded by another writer meanwhile: claim again.
+                Stance::Current => {}
+            }
+        }
+        match conflict {
+            Some(e) => Err(e),
+            None => Ok(None),
+        }
     }
+}
+
+/// After a claim of a model with a schema version matched nothing: the
+/// first document of the caller's filter (in the claim's order) stored at
+/// another schema version, which the claim's filter left out; `None` for
+/// a model without one, or when there is none.
+async fn other_version<T: Document>(
+    model: &Model<T>,
+    request: &find_modify::FindModify,
+    session: Option<&mut ClientSession>,
+) -> Result<Option<RawDocumentBuf>> {
+    let Some(schema) = T::__odm_meta().schema else {
+        return Ok(None);
+    };
+    let at = crate::plan::versioning::int(i64::from(schema.current));
+    let filter = doc! { "$and": [request.given.clone(), { schema.key: { "$ne": at } }] };
+    let log = Command::new(model.name(), "find").filter(&filter);
+    let action = model
+        .raw_collection()
+        .find_one(filter)
+        .optional(request.sort.clone(), |a, sort| a.sort(sort));
+    log.send(crate::wire::session::send(action, session))
+        .await
+        .map_err(|e| from_driver(e, model.name()))
 }

@@ -4,13 +4,15 @@
 use mongodb::bson::Document as BsonDocument;
 use mongodb::ClientSession;
 
-use crate::error::Result;
+use crate::error::{Error, Result, ValidationErrors};
 use crate::lock::Lease;
 use crate::model::doc::Doc;
 use crate::model::execute_atomic::execute_atomic;
+use crate::model::other_versions::{self, Stance};
 use crate::model::Document;
 use crate::model::Model;
 use crate::plan::request::{find_modify, not_found, shard};
+use crate::plan::update_ops::same_or_under;
 use crate::wire::server_clock;
 use crate::wire::session::awaitable;
 
@@ -97,13 +99,28 @@ impl<T: Document> Model<T> {
     /// above a shard key field, since on the update branch it would change
     /// a stored document's shard key, which no odm write does (a `set` of
     /// the value the filter already fixes is refused too: the filter alone
-    /// gives it to an inserted document).
+    /// gives it to an inserted document). A `set_on_insert` path at, under
+    /// or above a shard key field is refused the same way, unless it
+    /// writes that very field with the value the filter fixes (a document
+    /// inserted under another key than the one the upsert was routed by
+    /// would not match its own filter).
     ///
     /// The inserted document must deserialize into `T`: the filter's
     /// equality fields, `set` and `set_on_insert` together must hold every
     /// required field (and the `_id`, unless it is an `ObjectId` the server
     /// may generate), else the call returns [`Error::Deserialize`](crate::Error::Deserialize) after the
     /// write. Validators do not run (there is no value before the write).
+    ///
+    /// On a model with `schema_version`, the inserted document stores the
+    /// model's schema version, and the pipeline changes a stored document
+    /// only at the model's version (the filter cannot say so: a document
+    /// it left out would be inserted again). A document at an older version
+    /// is left as it is, loaded (which upgrades it), saved (the upgrade,
+    /// under the save's version contract), and the upsert sent again; one
+    /// at a newer version (a newer instance wrote it) is left as it is and
+    /// the call fails with [`Error::Schema`](crate::Error::Schema).
+    /// `set` / `set_on_insert` may not write the schema version key
+    /// ([`Error::Validation`](crate::Error::Validation)).
     ///
     /// Races: with a unique index on the filtered field, two concurrent
     /// first upserts can both try the insert and one fails with a duplicate
@@ -179,11 +196,31 @@ async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
     shard::check_paths(shard_key, set.keys().map(String::as_str), model.name())?;
     let meta = T::__odm_meta();
     crate::plan::kind::check_paths(meta.kinds, set.keys().map(String::as_str), meta.name)?;
+    shard::check_set_on_insert(shard_key, &set_on_insert, &filter, model.name())?;
+    if let Some(schema) = meta.schema {
+        let written = set.keys().chain(set_on_insert.keys());
+        if let Some(path) = written.into_iter().find(|p| same_or_under(p, schema.key)) {
+            let refused = crate::plan::upgrade::key_refused(path);
+            return Err(Error::Validation(ValidationErrors::from(refused)));
+        }
+    }
     let now = server_clock::now::<T>(&model.database(), model.name()).await?;
     let request = find_modify::upsert::<T>(filter, set, set_on_insert, fence, now);
-    match execute_atomic(model, &request, session).await? {
-        Some(raw) => model.track(raw),
-        // Still no document after the empty answers were sent again.
-        None => Err(not_found(model.name(), request.given)),
+    let mut session = session;
+    let mut conflict = None;
+    for _ in 0..other_versions::ATTEMPTS {
+        let Some(raw) = execute_atomic(model, &request, session.as_deref_mut()).await? else {
+            // Still no document after the empty answers were sent again.
+            return Err(not_found(model.name(), request.given));
+        };
+        match other_versions::stance::<T>(&raw) {
+            Stance::Current => return model.track(raw),
+            Stance::Newer(stored) => return Err(other_versions::refused(model, &raw, stored)),
+            // Left untouched: upgraded first, then the upsert again.
+            Stance::Older => {
+                conflict = other_versions::upgrade(model, raw, session.as_deref_mut()).await?;
+            }
+        }
     }
+    Err(conflict.unwrap_or_else(|| not_found(model.name(), request.given)))
 }

@@ -7,7 +7,6 @@ use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::{Bson, DateTime, Document as BsonDocument};
 use mongodb::ClientSession;
 
-use crate::codec::version_key::FENCE;
 use crate::error::Result;
 use crate::model::doc::Doc;
 use crate::model::Document;
@@ -65,18 +64,11 @@ fn ready<T: Document>(doc: &mut Doc<T>, at: Option<DateTime>, fence: Option<i64>
         Some(at) => crate::plan::timestamps::restamp::<T>(plan, at),
         None => Ok(()),
     };
-    let meta = T::__odm_meta();
     let is_new = doc.is_new();
     let mut plan = crate::model::save::planned(doc)?;
     restamp(&mut plan)?;
     if is_new {
-        let mut stored = plan.current.clone();
-        if let Some(key) = meta.versioning.key {
-            crate::bson_release::append(&mut stored, key, 0i32);
-        }
-        if let Some(token) = fence {
-            crate::bson_release::append(&mut stored, FENCE, token);
-        }
+        let stored = request::write::inserted::<T>(&plan, fence);
         return Ok(Step::Insert { plan, stored });
     }
     let id = doc

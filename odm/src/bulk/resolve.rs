@@ -41,6 +41,9 @@ pub(crate) struct Expect<'a> {
     /// unfenced one leaves the stored fence as it was, so it is not
     /// compared.
     pub fence: Option<i64>,
+    /// For a model with a schema version: its key, and the schema version
+    /// the document holds after the statement (the model's).
+    pub schema: Option<(&'static str, i64)>,
 }
 
 /// What became of one statement.
@@ -137,9 +140,17 @@ fn holds_write(expect: &Expect<'_>, stored: &Document, key: Option<&str>) -> boo
             return false;
         }
     }
+    let schema_key = expect.schema.map(|(k, _)| k);
+    if let Some((k, version)) = expect.schema {
+        if number(stored.get(k)) != Some(version as f64) {
+            return false;
+        }
+    }
     let others = stored
         .keys()
-        .filter(|k| Some(k.as_str()) != key && k.as_str() != FENCE)
+        .filter(|k| {
+            Some(k.as_str()) != key && k.as_str() != FENCE && Some(k.as_str()) != schema_key
+        })
         .count();
     // A value odm serialized always reads; one that does not never holds.
     let Ok(whole) = Document::try_from(&*expect.whole) else {
@@ -190,6 +201,7 @@ mod tests {
             bumps_from: Some(from),
             whole: Cow::Owned(rawdoc! { "_id": 1, "score": score }),
             fence: None,
+            schema: None,
         }
     }
 
@@ -277,6 +289,7 @@ mod tests {
             bumps_from: None,
             whole: Cow::Owned(rawdoc! { "_id": 1, "tags": ["a"] }),
             fence: None,
+            schema: None,
         };
         let cases = [
             (unset.clone(), Some(doc! { "tags": ["a"], "_id": 1 })),

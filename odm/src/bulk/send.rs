@@ -226,9 +226,14 @@ fn expect<'p>(
     key: Option<&str>,
     fence: Option<i64>,
 ) -> Expect<'p> {
+    let schema = plan.schema.as_ref().map(|terms| {
+        let stored = terms.write.map(i64::from).or(terms.stored).unwrap_or(0);
+        (terms.key, stored)
+    });
     Expect {
         bumps_from: (plan.effect.bump && key.is_some()).then(|| version.unwrap_or(0)),
         whole: std::borrow::Cow::Borrowed(&plan.current),
         fence,
+        schema,
     }
 }

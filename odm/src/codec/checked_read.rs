@@ -78,7 +78,17 @@ pub(crate) fn version_found(
     let Some((tag, value)) = found else {
         return Ok(None);
     };
-    let version = match (tag, value.len()) {
+    match integer(tag, value) {
+        Some(v) if v >= 0 => Ok(Some(v)),
+        // Refused: the message is `read`'s.
+        _ => version_key::read(raw, key),
+    }
+}
+
+/// An Int32, an Int64 or an exact integral double, from its type and
+/// value bytes.
+fn integer(tag: u8, value: &[u8]) -> Option<i64> {
+    match (tag, value.len()) {
         (0x10, 4) => Some(i64::from(i32::from_le_bytes(
             value.try_into().unwrap_or_default(),
         ))),
@@ -89,11 +99,17 @@ pub(crate) fn version_found(
             exact.then_some(v as i64)
         }
         _ => None,
-    };
-    match version {
-        Some(v) if v >= 0 => Ok(Some(v)),
-        // Refused: the message is `read`'s.
-        _ => version_key::read(raw, key),
+    }
+}
+
+/// The non-negative integer stored under `key` (the schema version), by
+/// one plain walk: `Some(None)` when there is none; `None` when the walk
+/// cannot tell or the value is not one (the caller then reads it with
+/// `version_key::read_named`, whose message it keeps).
+pub(crate) fn counter(raw: &RawDocument, key: &str) -> Option<Option<i64>> {
+    match first(raw, key)? {
+        None => Some(None),
+        Some((tag, value)) => integer(tag, value).filter(|v| *v >= 0).map(Some),
     }
 }
 

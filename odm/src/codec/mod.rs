@@ -2,6 +2,7 @@
 
 pub(crate) mod array;
 pub(crate) mod checked_read;
+pub(crate) mod keys;
 pub(crate) mod new_document;
 #[cfg(test)]
 pub(crate) mod random_values;
@@ -13,6 +14,7 @@ pub(crate) mod scan;
 mod scan_tests;
 pub(crate) mod strict;
 pub(crate) mod text;
+pub(crate) mod upgrade;
 pub(crate) mod version_key;
 
 use std::borrow::Cow;
@@ -22,8 +24,11 @@ use mongodb::bson::{Bson, Document as BsonDocument};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+pub(crate) use crate::codec::keys::Hidden;
 use crate::codec::scan::raw_error;
 use crate::codec::strict::Strict;
+pub(crate) use crate::codec::upgrade::Layout;
+use crate::codec::upgrade::Steps;
 use crate::error::{DeserializeError, Error};
 
 /// A value as loaded: the value, its `_id`, the stored version, and the
@@ -33,7 +38,23 @@ pub(crate) struct Loaded<T> {
     pub value: T,
     pub id: Bson,
     pub version: Option<i64>,
+    /// The document the value was decoded from: the stored one, or for a
+    /// document upgraded on load the upgraded one (the stored one is then
+    /// [`Upgraded::original`]).
     pub stored: RawDocumentBuf,
+    /// The schema version as stored (`None`: the document has no schema
+    /// version key, or the model declares no schema version).
+    pub schema: Option<i64>,
+    /// The upgrade of an older document, made in memory on load.
+    pub upgraded: Option<Upgraded>,
+}
+
+/// A stored document at an older schema version, upgraded on load.
+pub(crate) struct Upgraded {
+    /// The schema version it was stored at (0 when it had none).
+    pub from: u32,
+    /// The document as stored.
+    pub original: RawDocumentBuf,
 }
 
 /// Serializes a value to raw BSON.
@@ -82,21 +103,24 @@ pub(crate) fn read_id(raw: &RawDocument) -> Result<Bson, Error> {
 /// `#[serde(default)]` fields missing from the store are never mistaken for
 /// changes, and a document that is only read never pays for it.
 ///
-/// The value never sees the top-level version key, and a stored version
-/// that is not a non-negative integer is refused (see `version_key`).
+/// The value never sees odm's top-level keys (`layout.hidden`), and a
+/// stored version that is not a non-negative integer is refused (see
+/// `version_key`). Every read that builds a model's value comes here (or
+/// to [`load_value`]): for a model with a schema version, a document
+/// stored at an older one is upgraded first (see `upgrade`), so every
+/// read sees the model's schema.
 pub(crate) fn load<T: DeserializeOwned>(
     stored: RawDocumentBuf,
     collection: &str,
-    key: Option<&'static str>,
+    layout: &Layout,
 ) -> Result<Loaded<T>, Error> {
-    let fast: Fast<T> = |bytes, skip| rawde::from_slice_seeing::<T>(bytes, skip);
-    load_with(stored, collection, key, fast)
+    let fast: Fast<T> = |bytes, hidden| rawde::from_slice_seeing::<T>(bytes, hidden);
+    load_with(stored, collection, layout, fast)
 }
 
-/// The fast path's decoding of a stored document (`bytes`, without the
-/// `skip` key): `None` leaves it to `bson`.
-pub(crate) type Fast<T> =
-    for<'a> fn(&'a [u8], Option<&'static str>) -> Option<(T, rawde::Seen<'a>)>;
+/// The fast path's decoding of a stored document (`bytes`, without odm's
+/// `hidden` keys): `None` leaves it to `bson`.
+pub(crate) type Fast<T> = for<'a> fn(&'a [u8], Hidden) -> Option<(T, rawde::Seen<'a>)>;
 
 /// [`load`], with `fast` as the fast path (an enum model decodes the
 /// variant its stored kind names, see `schema::kind`); its result must
@@ -104,9 +128,17 @@ pub(crate) type Fast<T> =
 pub(crate) fn load_with<T: DeserializeOwned>(
     stored: RawDocumentBuf,
     collection: &str,
-    key: Option<&'static str>,
+    layout: &Layout,
     fast: Fast<T>,
 ) -> Result<Loaded<T>, Error> {
+    let key = layout.hidden.version;
+    let mut schema = None;
+    if let Some(version) = &layout.schema {
+        schema = upgrade::read_checked(&stored, version, collection)?;
+        if let Some(from) = upgrade::older(schema, version) {
+            return load_upgraded(stored, collection, layout, version, schema, from);
+        }
+    }
     let raw: &RawDocument = &stored;
     let version_error = |message| {
         Error::Deserialize(Box::new(DeserializeError {
@@ -119,7 +151,7 @@ pub(crate) fn load_with<T: DeserializeOwned>(
     // The fast path first: a document it decodes is well formed, so its
     // version and id are read by one plain walk (`checked_read`), with
     // the same results and errors as below.
-    if let Some((value, seen)) = fast(raw.as_bytes(), key) {
+    if let Some((value, seen)) = fast(raw.as_bytes(), layout.hidden) {
         // A struct's decoding saw the version on its way; else walk again.
         let found = match seen {
             rawde::Seen::Found(tag, bytes) => Some(Some((tag, bytes))),
@@ -136,10 +168,12 @@ pub(crate) fn load_with<T: DeserializeOwned>(
             id: checked_read::id(raw)?,
             version,
             stored,
+            schema,
+            upgraded: None,
         });
     }
     let version = version_key::read(raw, key).map_err(version_error)?;
-    let value: T = match decode(raw, key) {
+    let value: T = match decode(raw, layout.hidden) {
         Ok(value) => value,
         Err((hidden, e)) => return Err(deserialize_error::<T>(&hidden, collection, e.to_string())),
     };
@@ -148,20 +182,97 @@ pub(crate) fn load_with<T: DeserializeOwned>(
         id: read_id(raw)?,
         version,
         stored,
+        schema,
+        upgraded: None,
     })
 }
 
-/// The value of a stored document, without the top-level version key and
-/// fence: the fast path of `rawde`, else `bson` (through `Strict`), whose
-/// result it equals. On failure, the document `bson` read and its error.
+/// [`load`] of a document stored at schema version `from`, older than
+/// `schema`'s: its version and `_id` read from it as stored, then the
+/// value decoded from it as upgraded.
+fn load_upgraded<T: DeserializeOwned>(
+    original: RawDocumentBuf,
+    collection: &str,
+    layout: &Layout,
+    schema: &Steps,
+    stored_schema: Option<i64>,
+    from: u32,
+) -> Result<Loaded<T>, Error> {
+    let key = layout.hidden.version;
+    let id = read_id(&original)?;
+    let version = version_key::read(&original, key).map_err(|message| {
+        Error::Deserialize(Box::new(DeserializeError {
+            collection: collection.to_string(),
+            id: id.clone(),
+            path: key.unwrap_or_default().to_string(),
+            message,
+        }))
+    })?;
+    let stored = upgrade::upgrade(&original, schema, layout.hidden, from, collection, &id)?;
+    let value = decode_upgraded::<T>(&stored, collection, layout.hidden, from)?;
+    Ok(Loaded {
+        value,
+        id,
+        version,
+        stored,
+        schema: stored_schema,
+        upgraded: Some(Upgraded { from, original }),
+    })
+}
+
+/// The value of a document upgraded from schema version `from`; one that
+/// does not decode names its field, and says it was upgraded.
+fn decode_upgraded<V: DeserializeOwned>(
+    upgraded: &RawDocument,
+    collection: &str,
+    hidden: Hidden,
+    from: u32,
+) -> Result<V, Error> {
+    decode(upgraded, hidden).map_err(|(seen, e)| {
+        let mut error = deserialize_error::<V>(&seen, collection, e.to_string());
+        if let Error::Deserialize(e) = &mut error {
+            e.message = format!(
+                "after the upgrade from schema version {from}: {}",
+                e.message
+            );
+        }
+        error
+    })
+}
+
+/// A stored document as a plain value `V` (an untracked read): odm's keys
+/// hidden from it and, for a model with a schema version, a document at an
+/// older one upgraded first, as [`load`] does. A failure names the `_id`
+/// and the field, as a tracked load does.
+pub(crate) fn load_value<V: DeserializeOwned>(
+    raw: &RawDocument,
+    collection: &str,
+    layout: &Layout,
+) -> Result<V, Error> {
+    if let Some(schema) = &layout.schema {
+        let stored = upgrade::read_checked(raw, schema, collection)?;
+        if let Some(from) = upgrade::older(stored, schema) {
+            let id = read_id(raw)?;
+            let upgraded = upgrade::upgrade(raw, schema, layout.hidden, from, collection, &id)?;
+            return decode_upgraded(&upgraded, collection, layout.hidden, from);
+        }
+    }
+    decode(raw, layout.hidden)
+        .map_err(|(hidden, e)| deserialize_error::<V>(&hidden, collection, e.to_string()))
+}
+
+/// The value of a stored document, without odm's top-level keys (the
+/// version key, the schema version key, the fence): the fast path of
+/// `rawde`, else `bson` (through `Strict`), whose result it equals. On
+/// failure, the document `bson` read and its error.
 pub(crate) fn decode<'a, T: DeserializeOwned>(
     raw: &'a RawDocument,
-    key: Option<&'static str>,
+    hidden: Hidden,
 ) -> Result<T, (Cow<'a, RawDocument>, crate::bson_release::DeError)> {
-    if let Some(value) = crate::codec::rawde::from_slice(raw.as_bytes(), key) {
+    if let Some(value) = crate::codec::rawde::from_slice(raw.as_bytes(), hidden) {
         return Ok(value);
     }
-    let hidden = version_key::hidden(raw, key);
+    let hidden = version_key::hidden(raw, hidden);
     match crate::bson_release::from_slice::<Strict<T>>(hidden.as_bytes()) {
         Ok(Strict(value)) => Ok(value),
         Err(e) => Err((hidden, e)),

@@ -10,6 +10,7 @@ use std::borrow::Cow;
 
 use mongodb::bson::raw::{RawBsonRef, RawDocument, RawDocumentBuf};
 
+use crate::codec::keys::Hidden;
 use crate::codec::scan::Walk;
 
 /// The stored field holding the largest token that fenced writes (see
@@ -27,13 +28,23 @@ pub(crate) const MAX_EXACT_DOUBLE: f64 = 9_007_199_254_740_992.0;
 /// drivers may store it). Anything else is refused with a message saying
 /// what was found, since no save could match or increment it.
 pub(crate) fn read(raw: &RawDocument, key: Option<&str>) -> Result<Option<i64>, String> {
+    read_named(raw, key, "the version key")
+}
+
+/// [`read`], naming the key as `name` in its messages (the schema version
+/// key is read by the same rule).
+pub(crate) fn read_named(
+    raw: &RawDocument,
+    key: Option<&str>,
+    name: &str,
+) -> Result<Option<i64>, String> {
     let Some(key) = key else {
         return Ok(None);
     };
     let found = match raw.get(key) {
         Ok(Some(found)) => found,
         Ok(None) => return Ok(None),
-        Err(e) => return Err(format!("the version key cannot be read: {e}")),
+        Err(e) => return Err(format!("{name} cannot be read: {e}")),
     };
     match found {
         RawBsonRef::Int32(v) if v >= 0 => Ok(Some(v.into())),
@@ -42,7 +53,7 @@ pub(crate) fn read(raw: &RawDocument, key: Option<&str>) -> Result<Option<i64>, 
             Ok(Some(v as i64))
         }
         other => Err(format!(
-            "the version key holds {}; expected a non-negative integer (Int32, Int64, or an integral double)",
+            "{name} holds {}; expected a non-negative integer (Int32, Int64, or an integral double)",
             describe(other)
         )),
     }
@@ -61,20 +72,21 @@ fn describe(value: RawBsonRef<'_>) -> String {
     }
 }
 
-/// `raw` without its top-level elements under `key` or under the fence
-/// key (`__fence`, written by fenced writes): what the value's
-/// deserializer sees. Borrowed when there is nothing to leave out (or the
-/// document is malformed: decoding it then fails anyway).
-pub(crate) fn hidden<'a>(raw: &'a RawDocument, key: Option<&str>) -> Cow<'a, RawDocument> {
-    let fence = FENCE;
+/// `raw` without its top-level elements under odm's keys (`keys`: the
+/// version key, the schema version key, and the fence key `__fence`,
+/// written by fenced writes): what the value's deserializer sees.
+/// Borrowed when there is nothing to leave out (or the document is
+/// malformed: decoding it then fails anyway).
+pub(crate) fn hidden(raw: &RawDocument, keys: impl Into<Hidden>) -> Cow<'_, RawDocument> {
+    let keys = keys.into();
     let present = |k: &str| matches!(raw.get(k), Ok(Some(_)));
-    if !present(fence) && !key.is_some_and(present) {
+    if !present(FENCE) && !keys.version.is_some_and(present) && !keys.schema.is_some_and(present) {
         return Cow::Borrowed(raw);
     }
     let mut out = RawDocumentBuf::new();
     for element in raw {
         match element.map(|(k, v)| (crate::bson_release::key_str(k), v)) {
-            Ok((k, _)) if k == fence || Some(k) == key => {}
+            Ok((k, _)) if keys.hides(k.as_bytes()) => {}
             Ok((k, v)) => crate::bson_release::append_ref(&mut out, k, v),
             Err(_) => return Cow::Borrowed(raw),
         }
@@ -82,14 +94,19 @@ pub(crate) fn hidden<'a>(raw: &'a RawDocument, key: Option<&str>) -> Cow<'a, Raw
     Cow::Owned(out)
 }
 
-/// Whether `stored` without its top-level version key and fence (what
-/// [`hidden`] leaves) holds exactly `snapshot`'s elements, byte for byte
-/// and in order: the usual case of a value just loaded or saved, which
+/// Whether `stored` without odm's top-level keys (what [`hidden`]
+/// leaves) holds exactly `snapshot`'s elements, byte for byte and in
+/// order: the usual case of a value just loaded or saved, which
 /// serializes as it is stored. One walk of each, nothing copied; `false`
 /// also when either document is malformed (the caller then takes the
 /// general path, which reports it).
-pub(crate) fn hides_to(stored: &RawDocument, key: Option<&str>, snapshot: &RawDocument) -> bool {
-    let hidden = |k: &[u8]| k == FENCE.as_bytes() || key.is_some_and(|key| k == key.as_bytes());
+pub(crate) fn hides_to(
+    stored: &RawDocument,
+    keys: impl Into<Hidden>,
+    snapshot: &RawDocument,
+) -> bool {
+    let keys = keys.into();
+    let hidden = |k: &[u8]| keys.hides(k);
     let (Ok(mut stored), Ok(mut snapshot)) =
         (Walk::new(stored.as_bytes()), Walk::new(snapshot.as_bytes()))
     else {
@@ -163,7 +180,7 @@ mod tests {
             &*rawdoc! { "_id": 1, "sub": { "__v": 5 }, "z": "z" }
         );
         assert!(matches!(hidden(&doc, Some("rev")), Cow::Borrowed(_)));
-        assert!(matches!(hidden(&doc, None), Cow::Borrowed(_)));
+        assert!(matches!(hidden(&doc, Hidden::NONE), Cow::Borrowed(_)));
     }
 
     #[test]
@@ -174,9 +191,30 @@ mod tests {
             &*rawdoc! { "_id": 1, "sub": { "__fence": 1 } }
         );
         assert_eq!(
-            &*hidden(&doc, None),
+            &*hidden(&doc, Hidden::NONE),
             &*rawdoc! { "_id": 1, "__v": 2, "sub": { "__fence": 1 } }
         );
+    }
+
+    #[test]
+    fn hides_the_schema_version_key_when_named() {
+        let doc = rawdoc! { "_id": 1, "__sv": 2, "__v": 0, "a": { "__sv": 1 } };
+        let keys = Hidden {
+            version: Some("__v"),
+            schema: Some("__sv"),
+            kind: None,
+        };
+        assert_eq!(
+            &*hidden(&doc, keys),
+            &*rawdoc! { "_id": 1, "a": { "__sv": 1 } }
+        );
+        assert_eq!(
+            &*hidden(&doc, Some("__v")),
+            &*rawdoc! { "_id": 1, "__sv": 2, "a": { "__sv": 1 } }
+        );
+        let snapshot = rawdoc! { "_id": 1, "a": { "__sv": 1 } };
+        assert!(hides_to(&doc, keys, &snapshot));
+        assert!(!hides_to(&doc, Some("__v"), &snapshot));
     }
 
     #[test]
@@ -206,7 +244,7 @@ mod tests {
         }
         // Without a version key only the fence is hidden.
         let stored = rawdoc! { "a": 1, "__v": 3, "b": { "c": "x" } };
-        assert!(!hides_to(&stored, None, &snapshot));
+        assert!(!hides_to(&stored, Hidden::NONE, &snapshot));
         // A malformed document is never taken as equal.
         let mut bad = snapshot.as_bytes().to_vec();
         bad[4] = 0x7f;

@@ -34,6 +34,11 @@ pub(crate) fn prepare(
     crate::plan::request::shard::check_update(meta.shard_key, &update, collection)?;
     crate::plan::kind::check_update(meta.kinds, &update, meta.name)?;
     let mut errors = ValidationErrors::new();
+    if let Some(schema) = meta.schema {
+        if update_ops::touches(&update, schema.key) {
+            errors.push(crate::plan::upgrade::key_refused(schema.key));
+        }
+    }
     for op in CHECKED {
         let Some(Bson::Document(body)) = update.get(op) else {
             continue;
@@ -60,6 +65,19 @@ pub(crate) fn prepare(
     Ok(update)
 }
 
+/// `filter` as sent, for a model with a schema version: it matches only
+/// documents stored at the model's version. An older document is not
+/// changed (its upgrade must come first: the update names the model's
+/// fields, which it may not have yet), nor a newer one (a newer instance
+/// wrote it; this model never writes it).
+pub(crate) fn filter(meta: &Meta, mut filter: Document) -> Document {
+    if let Some(schema) = meta.schema {
+        let at = crate::plan::versioning::int(i64::from(schema.current));
+        crate::plan::upgrade::add_term(&mut filter, schema.key, at);
+    }
+    filter
+}
+
 #[cfg(test)]
 mod tests {
     use mongodb::bson::doc;
@@ -82,6 +100,7 @@ mod tests {
             shard_key,
             hooks: false,
             kinds: None,
+            schema: None,
         }
     }
 

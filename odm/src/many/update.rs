@@ -68,6 +68,17 @@ impl<T: Document> Model<T> {
     /// - **The shard key**: an update that writes a shard key field (or a
     ///   path under or above it) fails with
     ///   [`Error::ShardKey`](crate::Error::ShardKey) before sending.
+    /// - **The schema version** (`#[odm(schema_version = N, ..)]`): the
+    ///   filter sent also requires `{__sv: N}`, so only documents stored at
+    ///   the model's schema version change. An older document is not
+    ///   updated (the update names the model's fields, which it may not
+    ///   have yet, and stamping `N` on it would skip its upgrade): upgrade
+    ///   the collection first with [`migrate_all`](crate::Model::migrate_all)
+    ///   (or load and save the documents). A newer one (written by a newer
+    ///   instance during a rolling deploy) is never written by this model.
+    ///   Neither is counted in the report. An `update` that writes the
+    ///   schema version key is refused with
+    ///   [`Error::Validation`](crate::Error::Validation).
     /// - **No hooks** run (see the [module](crate::many) docs for why).
     ///
     /// `filter` and `update` are anything that converts into a BSON
@@ -130,6 +141,7 @@ awaitable! {
             now,
             T::__odm_validate_field,
         )?;
+        let filter = plan::filter(T::__odm_meta(), filter);
         let log = Command::new(model.name(), "update")
             .filter(&filter)
             .update(&update);

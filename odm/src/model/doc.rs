@@ -7,13 +7,14 @@ use std::ops::{Deref, DerefMut};
 use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::{Bson, Document as BsonDocument};
 
-use crate::codec::{self, version_key, Loaded};
+use crate::codec::{self, version_key, Hidden, Loaded};
 use crate::error::Result;
 use crate::model::Document;
 use crate::model::Model;
 use crate::plan::diff::{self, Missing};
 use crate::plan::request::{self, shard, Plan};
 use crate::plan::tracked::Tracked;
+use crate::plan::upgrade::{self, SchemaState};
 use crate::plan::versioning;
 
 /// A tracked document.
@@ -43,23 +44,28 @@ pub struct Doc<T: Document> {
     /// checks it, so a change that landed is not applied twice.
     pub(crate) in_doubt: bool,
     deleted: bool,
+    /// The stored schema version, and an upgrade made on load and not
+    /// saved yet (for a model with `schema_version`).
+    schema: SchemaState,
     model: Model<T>,
 }
 
 impl<T: Document> Doc<T> {
     pub(crate) fn new(model: Model<T>, value: T) -> Self {
-        Self::with_state(model, value, Tracked::New, None, None)
+        let schema = SchemaState::default();
+        Self::with_state(model, value, Tracked::New, None, None, schema)
     }
 
     pub(crate) fn loaded(model: Model<T>, loaded: Loaded<T>) -> Result<Self> {
         // Built whole, not as a new `Doc` then tracked: a load is hot, and
         // the shard key's document is then made once.
-        let shard = shard::values(T::__odm_meta().shard_key, &loaded.stored)?;
+        let (shard, schema) = stored_state::<T>(&loaded, model.name())?;
         let tracked = Tracked::Clean {
             id: loaded.id,
             stored: loaded.stored,
         };
-        let doc = Self::with_state(model, loaded.value, tracked, shard, loaded.version);
+        let version = loaded.version;
+        let doc = Self::with_state(model, loaded.value, tracked, shard, version, schema);
         Ok(doc)
     }
 
@@ -70,6 +76,7 @@ impl<T: Document> Doc<T> {
         tracked: Tracked,
         shard: Option<BsonDocument>,
         version: Option<i64>,
+        schema: SchemaState,
     ) -> Self {
         Doc {
             value,
@@ -79,23 +86,23 @@ impl<T: Document> Doc<T> {
             increment: false,
             in_doubt: false,
             deleted: false,
+            schema,
             model,
         }
     }
 
-    /// Tracks `stored` (just read) as the state the value is compared with.
-    fn track(&mut self, id: Bson, stored: RawDocumentBuf, version: Option<i64>) -> Result<()> {
-        self.shard = shard::values(T::__odm_meta().shard_key, &stored)?;
-        self.tracked = Tracked::Clean { id, stored };
-        self.version = version;
-        self.increment = false;
-        self.in_doubt = false;
-        Ok(())
-    }
-
     /// Replaces value and tracked state with a fresh read (a reload).
     pub(crate) fn replace(&mut self, loaded: Loaded<T>) -> Result<()> {
-        self.track(loaded.id, loaded.stored, loaded.version)?;
+        let (shard, schema) = stored_state::<T>(&loaded, self.model.name())?;
+        self.shard = shard;
+        self.schema = schema;
+        self.tracked = Tracked::Clean {
+            id: loaded.id,
+            stored: loaded.stored,
+        };
+        self.version = loaded.version;
+        self.increment = false;
+        self.in_doubt = false;
         self.value = loaded.value;
         Ok(())
     }
@@ -128,6 +135,37 @@ impl<T: Document> Doc<T> {
     /// `versioning = false`, or for a stored document that has no version.
     pub fn version(&self) -> Option<i64> {
         self.version
+    }
+
+    /// The schema version the document was stored at when this copy
+    /// loaded it, if it was older than the model's and was upgraded in
+    /// memory on load (`#[odm(schema_version = N, migrate = path)]`); the
+    /// next [`save`](Doc::save) writes the upgrade, and this is `None`
+    /// again once it landed. `None` for a document loaded at the model's
+    /// version (or above it), and for a new one.
+    pub fn migrated_from(&self) -> Option<u32> {
+        self.schema.upgrade.as_ref().map(|u| u.from)
+    }
+
+    /// The schema version of the stored document as this copy knows it:
+    /// as loaded (before an upgrade on load), or as last saved. `None`
+    /// for a model without `schema_version`, and for a new document;
+    /// `Some(0)` for a stored document without a schema version.
+    pub fn schema_version(&self) -> Option<i64> {
+        T::__odm_meta().schema?;
+        if self.is_new() {
+            return None;
+        }
+        Some(self.schema.stored.unwrap_or(0))
+    }
+
+    /// The schema version the document is stored at, when it is above
+    /// the model's (a newer instance wrote it): such a document is never
+    /// written by this model.
+    pub(crate) fn newer_schema(&self) -> Option<i64> {
+        let declared = T::__odm_meta().schema?;
+        let stored = self.schema.stored?;
+        (stored > i64::from(declared.current)).then_some(stored)
     }
 
     /// Forces a version check and bump on the next save, even when nothing
@@ -195,7 +233,8 @@ impl<T: Document> Doc<T> {
 
     /// What the next save would do.
     pub(crate) fn plan(&self) -> Result<Plan> {
-        request::plan(&self.value, &self.tracked, self.increment, self.in_doubt)
+        let (value, tracked) = (&self.value, &self.tracked);
+        request::plan(value, tracked, self.increment, self.in_doubt, &self.schema)
     }
 
     /// `{_id, shard key}` of the stored document; `None` for a new one.
@@ -233,6 +272,7 @@ impl<T: Document> Doc<T> {
     pub(crate) fn commit(&mut self, id: Bson, plan: Plan, inserted: bool) {
         let meta = T::__odm_meta();
         let key = meta.versioning.key;
+        let keys = meta.hidden();
         if inserted {
             // The value as written holds every shard key field it stores.
             self.shard = shard::values(meta.shard_key, &plan.current).unwrap_or_default();
@@ -240,6 +280,25 @@ impl<T: Document> Doc<T> {
         } else if plan.effect.bump && key.is_some() {
             self.version = Some(self.version.unwrap_or(0) + 1);
         }
+        // The schema version as stored now; an upgrade is written.
+        let written_version = match &plan.schema {
+            _ if inserted => meta.schema.map(|s| i64::from(s.current)),
+            Some(terms) => terms.write.map(i64::from).or(self.schema.stored),
+            None => None,
+        };
+        self.schema = SchemaState {
+            stored: written_version,
+            upgrade: None,
+        };
+        // The fields written as the upgrade left them are already in the
+        // tracked state (the upgraded document): only the others move it.
+        let kept = plan.schema.as_ref().map_or(&[][..], |t| &t.kept[..]);
+        let moved: std::borrow::Cow<'_, [diff::Change]> = if kept.is_empty() {
+            std::borrow::Cow::Borrowed(&plan.changes)
+        } else {
+            let others = plan.changes.iter().filter(|c| !kept.contains(&c.path));
+            std::borrow::Cow::Owned(others.cloned().collect())
+        };
         let (mut missing, base) = match std::mem::replace(&mut self.tracked, Tracked::New) {
             Tracked::Snapshot {
                 missing,
@@ -252,19 +311,19 @@ impl<T: Document> Doc<T> {
                 // the value now holds in another order keep their stored
                 // order: the stored form then differs from the new snapshot.
                 let base = base.or_else(|| {
-                    (plan.reordered
-                        || crate::plan::guard::rewrite::adds_keys(&snapshot, &plan.changes))
-                    .then_some(snapshot)
+                    (plan.reordered || crate::plan::guard::rewrite::adds_keys(&snapshot, &moved))
+                        .then_some(snapshot)
                 });
                 (missing, base)
             }
-            // Saved untouched (`increment()`): the document as read is what
-            // the store holds, the paths it lacks included.
-            Tracked::Clean { stored, .. } => stored_form(&stored, key, &plan.current)
-                .unwrap_or_else(|_| (Missing::new(), base_of(&stored, key, &plan.current))),
+            // Saved untouched (`increment()`, or an upgrade alone): the
+            // document as read is what the store holds, the paths it lacks
+            // included.
+            Tracked::Clean { stored, .. } => stored_form(&stored, keys, &plan.current)
+                .unwrap_or_else(|_| (Missing::new(), base_of(&stored, keys, &plan.current))),
             _ => (Missing::new(), None),
         };
-        diff::settle_missing(&mut missing, &plan.changes);
+        diff::settle_missing(&mut missing, &moved);
         let snapshot = match plan.stamp {
             Some(stamp) => {
                 stamp.apply(&mut self.value);
@@ -272,8 +331,8 @@ impl<T: Document> Doc<T> {
             }
             None => plan.current,
         };
-        let base = base
-            .and_then(|base| crate::plan::guard::rewrite::advance(&base, &plan.changes, &snapshot));
+        let base =
+            base.and_then(|base| crate::plan::guard::rewrite::advance(&base, &moved, &snapshot));
         self.tracked = Tracked::Snapshot {
             id,
             snapshot,
@@ -285,13 +344,13 @@ impl<T: Document> Doc<T> {
     }
 
     /// The stored document as this copy loaded or last saved it, without
-    /// the version key and the fence: what a version error's stored
+    /// odm's keys (the version, the schema version, the fence): what a version error's stored
     /// changes and [`rebase`](Doc::rebase) compare the store with. `None`
     /// for a new document or one whose value could not be serialized.
     pub(crate) fn loaded_form(&self) -> Option<std::borrow::Cow<'_, mongodb::bson::RawDocument>> {
         match &self.tracked {
             Tracked::Clean { stored, .. } => {
-                Some(version_key::hidden(stored, T::__odm_meta().versioning.key))
+                Some(version_key::hidden(stored, T::__odm_meta().hidden()))
             }
             Tracked::Snapshot { snapshot, base, .. } => Some(std::borrow::Cow::Borrowed(
                 base.as_deref().unwrap_or(snapshot),
@@ -314,6 +373,7 @@ impl<T: Document> Doc<T> {
             increment: self.increment,
             in_doubt: self.in_doubt,
             deleted: self.deleted,
+            schema: self.schema.clone(),
             model: self.model.clone(),
         }
     }
@@ -332,10 +392,10 @@ impl<T: Document> DerefMut for Doc<T> {
     fn deref_mut(&mut self) -> &mut T {
         if let Tracked::Clean { id, stored } = &self.tracked {
             let id = id.clone();
-            let key = T::__odm_meta().versioning.key;
+            let keys = T::__odm_meta().hidden();
             let snapshot =
                 codec::to_raw_sized(&self.value, stored.as_bytes().len()).and_then(|snapshot| {
-                    let (missing, base) = stored_form(stored, key, &snapshot)?;
+                    let (missing, base) = stored_form(stored, keys, &snapshot)?;
                     Ok((missing, base, snapshot))
                 });
             self.tracked = match snapshot {
@@ -362,26 +422,58 @@ impl<T: Document> DerefMut for Doc<T> {
 /// copied.
 fn stored_form(
     stored: &RawDocumentBuf,
-    key: Option<&str>,
+    keys: Hidden,
     snapshot: &RawDocumentBuf,
 ) -> Result<(Missing, Option<RawDocumentBuf>), crate::error::Error> {
-    if version_key::hides_to(stored, key, snapshot) {
+    if version_key::hides_to(stored, keys, snapshot) {
         return Ok((Missing::new(), None));
     }
     let missing = diff::missing_paths(stored, snapshot)?;
-    Ok((missing, base_of(stored, key, snapshot)))
+    Ok((missing, base_of(stored, keys, snapshot)))
 }
 
 /// The stored document as the rewrite guard compares with it: `stored`
-/// without the version key and the fence, or `None` when that is exactly
-/// `snapshot` (the common case, which costs no copy).
+/// without odm's keys (the version and schema version keys, the fence),
+/// or `None` when that is exactly `snapshot` (the common case, which
+/// costs no copy).
 fn base_of(
     stored: &RawDocumentBuf,
-    key: Option<&str>,
+    keys: Hidden,
     snapshot: &RawDocumentBuf,
 ) -> Option<RawDocumentBuf> {
-    let seen = crate::codec::version_key::hidden(stored, key);
+    let seen = crate::codec::version_key::hidden(stored, keys);
     (seen.as_bytes() != snapshot.as_bytes()).then(|| seen.into_owned())
+}
+
+/// The shard key as stored and the schema state of a document just read:
+/// an upgrade on load is measured against the document as stored (whose
+/// shard key the save's filter holds).
+fn stored_state<T: Document>(
+    loaded: &Loaded<T>,
+    collection: &str,
+) -> Result<(Option<BsonDocument>, SchemaState)> {
+    let meta = T::__odm_meta();
+    let Some(upgraded) = &loaded.upgraded else {
+        let shard = shard::values(meta.shard_key, &loaded.stored)?;
+        let schema = SchemaState {
+            stored: loaded.schema,
+            upgrade: None,
+        };
+        return Ok((shard, schema));
+    };
+    let shard = shard::values(meta.shard_key, &upgraded.original)?;
+    let upgrade = upgrade::upgrade(
+        &upgraded.original,
+        &loaded.stored,
+        meta.hidden(),
+        upgraded.from,
+        (collection, &loaded.id),
+    )?;
+    let schema = SchemaState {
+        stored: loaded.schema,
+        upgrade: Some(Box::new(upgrade)),
+    };
+    Ok((shard, schema))
 }
 
 impl<T: Document + fmt::Debug> fmt::Debug for Doc<T> {

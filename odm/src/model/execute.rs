@@ -4,6 +4,7 @@
 //! classifier, and on success commit what it says into the `Doc`.
 //! `save()` (insert, update, check) and `delete()` go through it.
 
+use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::{doc, Document as BsonDocument};
 use mongodb::ClientSession;
 
@@ -43,9 +44,11 @@ pub(crate) async fn execute<T: Document>(
                 }
             }
         }
-        Send::Check(filter) => {
-            u64::from(exists(doc.model(), filter, session.as_deref_mut()).await?)
-        }
+        Send::Check(filter) => u64::from(
+            probe(doc.model(), filter, session.as_deref_mut())
+                .await?
+                .is_some(),
+        ),
         Send::Delete(filter) => delete_one(doc.model(), filter, session.as_deref_mut()).await?,
     };
     if matched == 0 {
@@ -79,7 +82,21 @@ async fn missed<T: Document>(
         }
     }
     let exists = match &follow_up.exists {
-        Some(target) => exists(model, target, session).await?,
+        Some(target) => match probe(model, target, session).await? {
+            // Upgraded by a newer instance since this copy read it.
+            Some(found) => match newer_schema::<T>(&found) {
+                Some(stored) => {
+                    let id = crate::codec::read_id(&found)?;
+                    return Ok(crate::model::save::schema_refused::<T>(
+                        model.name(),
+                        id,
+                        stored,
+                    ));
+                }
+                None => true,
+            },
+            None => false,
+        },
         None => true,
     };
     Ok(request.missed(model.name(), exists))
@@ -136,20 +153,30 @@ async fn delete_one<T: Document>(
     Ok(result.deleted_count)
 }
 
-/// Whether a document matches `filter`, read inside `session` if given.
-async fn exists<T: Document>(
+/// The document matching `filter` (its `_id`, and its schema version for
+/// a model with one), read inside `session` if given.
+async fn probe<T: Document>(
     model: &Model<T>,
     filter: &BsonDocument,
     session: Option<&mut ClientSession>,
-) -> Result<bool> {
+) -> Result<Option<RawDocumentBuf>> {
     let log = Command::new(model.name(), "find").filter(filter);
+    let mut projection = doc! { "_id": 1 };
+    if let Some(schema) = T::__odm_meta().schema {
+        projection.insert(schema.key, 1);
+    }
     let action = model
         .raw_collection()
         .find_one(filter.clone())
-        .projection(doc! { "_id": 1 });
-    Ok(log
-        .send(send(action, session))
+        .projection(projection);
+    log.send(send(action, session))
         .await
-        .map_err(|e| from_driver(e, model.name()))?
-        .is_some())
+        .map_err(|e| from_driver(e, model.name()))
+}
+
+/// The schema version `found` is stored at, when it is above the model's.
+pub(crate) fn newer_schema<T: Document>(found: &RawDocumentBuf) -> Option<i64> {
+    let schema = T::__odm_meta().schema?;
+    let stored = crate::codec::upgrade::read(found, schema.key).ok()??;
+    (stored > i64::from(schema.current)).then_some(stored)
 }

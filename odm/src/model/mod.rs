@@ -8,6 +8,7 @@ mod execute;
 pub(crate) mod execute_atomic;
 pub mod hooks;
 pub(crate) mod insert_id;
+pub(crate) mod other_versions;
 pub(crate) mod query;
 pub(crate) mod read_options;
 pub(crate) mod rebase;
@@ -124,8 +125,12 @@ impl<T: Document> Model<T> {
 
     /// [`hydrate`](Model::hydrate), keeping the bytes it is given.
     pub(crate) fn track(&self, raw: RawDocumentBuf) -> Result<Doc<T>> {
-        let key = T::__odm_meta().versioning.key;
-        let loaded = codec::load_with::<T>(raw, self.name(), key, T::__odm_fast_decode)?;
+        let loaded = codec::load_with::<T>(
+            raw,
+            self.name(),
+            &crate::schema::layout::<T>(),
+            T::__odm_fast_decode,
+        )?;
         Doc::loaded(self.clone(), loaded)
     }
 

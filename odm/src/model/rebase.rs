@@ -112,8 +112,11 @@ async fn run<T: Document>(doc: &mut Doc<T>, session: Option<&mut ClientSession>)
     let Some(stored) = read_stored(&model, target.clone(), session).await? else {
         return Err(request::not_found(name, target));
     };
-    let key = meta.versioning.key;
-    let now = version_key::hidden(&stored, key);
+    // The store's document as this model reads it (a document at an
+    // older schema version upgraded, as a load would), odm's keys hidden.
+    let layout = crate::schema::layout::<T>();
+    let fresh = codec::load::<T>(stored, name, &layout)?;
+    let now = version_key::hidden(&fresh.stored, layout.hidden);
     let loaded = doc
         .loaded_form()
         .expect("a stored Doc whose value serializes has its loaded form");
@@ -134,7 +137,12 @@ async fn run<T: Document>(doc: &mut Doc<T>, session: Option<&mut ClientSession>)
         Err(Unmergeable(path)) => return Err(refused(vec![path])),
     };
     drop(loaded);
-    let value = codec::load::<T>(merged, name, None)?.value;
-    let fresh = codec::load::<T>(stored, name, key)?;
+    drop(now);
+    // The merge holds no odm keys: decoded as it is, never upgraded.
+    let plain = crate::codec::Layout {
+        hidden: layout.hidden,
+        schema: None,
+    };
+    let value = codec::load::<T>(merged, name, &plain)?.value;
     doc.rebased(fresh, value)
 }

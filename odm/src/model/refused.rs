@@ -75,8 +75,7 @@ pub(crate) fn explained<T: Document>(
     let (Some(stored), Some(loaded)) = (stored, doc.loaded_form()) else {
         return e;
     };
-    let key = T::__odm_meta().versioning.key;
-    let now = version_key::hidden(stored, key);
+    let now = version_key::hidden(stored, T::__odm_meta().hidden());
     e.with_stored_changes(conflict::changed_paths(&loaded, &now))
 }
 

@@ -45,7 +45,7 @@ awaitable! {
             Some(raw) => doc.replace(codec::load_with::<T>(
                 raw,
                 doc.model().name(),
-                T::__odm_meta().versioning.key,
+                &crate::schema::layout::<T>(),
                 T::__odm_fast_decode,
             )?),
             None => Err(request::not_found(doc.model().name(), target)),

@@ -109,8 +109,10 @@ awaitable! {
 }
 
 /// What every save of `doc` does first, alone or in a batch
-/// ([`Model::bulk_save`](crate::Model::bulk_save)): refuse a deleted `Doc`,
-/// then run its `before_save` hook. Gives the session back.
+/// ([`Model::bulk_save`](crate::Model::bulk_save)): refuse a deleted `Doc`
+/// and a document stored at a schema version above the model's (a newer
+/// instance wrote it: [`Error::Schema`]), then run its `before_save` hook.
+/// Gives the session back.
 pub(crate) async fn before_write<'s, T: Document>(
     doc: &mut Doc<T>,
     session: Option<&'s mut ClientSession>,
@@ -122,6 +124,9 @@ pub(crate) async fn before_write<'s, T: Document>(
             request::target(&id, doc.shard()),
         ));
     }
+    if let Some(stored) = doc.newer_schema() {
+        return Err(schema_refused::<T>(doc.model().name(), doc.id()?, stored));
+    }
     if !T::__odm_meta().hooks {
         return Ok(session);
     }
@@ -131,6 +136,22 @@ pub(crate) async fn before_write<'s, T: Document>(
     let session = ctx.into_session();
     hooked.map_err(|e| hooks::named("before_save", e))?;
     Ok(session)
+}
+
+/// [`Error::Schema`]: a document of `collection` (`id`, `Bson::Null` when
+/// not one known document) stored at schema version `stored`, above the
+/// model's, is not written by this model.
+pub(crate) fn schema_refused<T: Document>(
+    collection: &str,
+    id: mongodb::bson::Bson,
+    stored: i64,
+) -> Error {
+    Error::Schema(Box::new(crate::error::SchemaError {
+        collection: collection.to_string(),
+        id,
+        stored,
+        model: T::__odm_meta().schema.map_or(0, |s| s.current),
+    }))
 }
 
 /// What every save of `doc` plans after its hook, alone or in a batch: an

@@ -93,7 +93,7 @@ impl<V> Page<V> {
 }
 
 /// Turns a stored document into an item of a page.
-type Decode<T, V> = fn(&Model<T>, RawDocumentBuf) -> Result<V>;
+type Decode<T, V> = fn(&Model<T>, RawDocumentBuf, Option<&BsonDocument>) -> Result<V>;
 
 impl<'a, T: Document> Find<'a, T> {
     /// Keyset pages of at most `size` tracked documents, in this query's
@@ -101,7 +101,7 @@ impl<'a, T: Document> Find<'a, T> {
     /// [`Page`], add [`after`](Paginate::after) for a later one, or
     /// [`stream`](Paginate::stream) every item. See [`page`](crate::page).
     pub fn paginate(self, size: u32) -> Paginate<'a, T, Doc<T>> {
-        Paginate::new(self, size, |model, raw| model.track(raw))
+        Paginate::new(self, size, |model, raw, _| model.track(raw))
     }
 }
 
@@ -109,9 +109,8 @@ impl<'a, T: Document, V: DeserializeOwned + 'a> Lean<'a, T, V> {
     /// Keyset pages of at most `size` plain (or projected) values, as
     /// [`Find::paginate`] pages tracked ones.
     pub fn paginate(self, size: u32) -> Paginate<'a, T, V> {
-        Paginate::new(self.find, size, |model, raw| {
-            let key = T::__odm_meta().versioning.key;
-            crate::typed::lean_decode(&raw, key, model.name())
+        Paginate::new(self.find, size, |model, raw, projection| {
+            crate::typed::lean_decode::<T, V>(&raw, model.name(), projection)
         })
     }
 }
@@ -306,7 +305,8 @@ impl<'a, T: Document, V> Walk<'a, T, V> {
                     PageErrorKind::ArrayKey { path },
                 )))
             })?;
-            items.push(((self.decode)(model, raw), values));
+            let projection = self.options.projection.as_ref();
+            items.push(((self.decode)(model, raw, projection), values));
         }
         Ok(Fetched { items, more })
     }

@@ -13,22 +13,32 @@ use mongodb::bson::{Bson, Document as BsonDocument};
 /// not matching the filter it was inserted for (the next upsert of the
 /// same filter would insert another), nor the shard key it was routed by.
 pub(crate) fn fixed_by(filter: &BsonDocument, field: &str) -> bool {
-    let equal = |value: &Bson| match value {
+    fixed_value(filter, field).is_some()
+}
+
+/// The value `filter` fixes the top-level `field` to by equality (see
+/// [`fixed_by`]): the first such term, at the top level, then in a
+/// top-level `$and`.
+pub(crate) fn fixed_value<'f>(filter: &'f BsonDocument, field: &str) -> Option<&'f Bson> {
+    let equal = |value: &'f Bson| match value {
         Bson::Document(d) => match d.keys().next() {
-            Some(op) if op.starts_with('$') => d.len() == 1 && d.contains_key("$eq"),
-            _ => true,
+            Some(op) if op.starts_with('$') => match (d.len(), d.get("$eq")) {
+                (1, Some(value)) => Some(value),
+                _ => None,
+            },
+            _ => Some(value),
         },
-        _ => true,
+        _ => Some(value),
     };
-    if filter.get(field).is_some_and(equal) {
-        return true;
+    if let Some(value) = filter.get(field).and_then(equal) {
+        return Some(value);
     }
     match filter.get("$and") {
-        Some(Bson::Array(terms)) => terms.iter().any(|term| match term {
-            Bson::Document(term) => fixed_by(term, field),
-            _ => false,
+        Some(Bson::Array(terms)) => terms.iter().find_map(|term| match term {
+            Bson::Document(term) => fixed_value(term, field),
+            _ => None,
         }),
-        _ => false,
+        _ => None,
     }
 }
 
@@ -59,5 +69,21 @@ mod tests {
         ] {
             assert!(!fixed_by(&open, "createdAt"), "{open}");
         }
+    }
+
+    #[test]
+    fn the_fixed_value_is_the_equality_term() {
+        use super::fixed_value;
+        use mongodb::bson::Bson;
+        assert_eq!(fixed_value(&doc! { "t": 7 }, "t"), Some(&Bson::Int32(7)));
+        assert_eq!(
+            fixed_value(&doc! { "t": { "$eq": "x" } }, "t"),
+            Some(&Bson::String("x".into()))
+        );
+        assert_eq!(
+            fixed_value(&doc! { "$and": [{ "a": 1 }, { "t": 2 }] }, "t"),
+            Some(&Bson::Int32(2))
+        );
+        assert_eq!(fixed_value(&doc! { "t": { "$gt": 2 } }, "t"), None);
     }
 }

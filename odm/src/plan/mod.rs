@@ -12,6 +12,8 @@
 //!   insert, update, check, delete; `request::find_modify`: claim,
 //!   upsert), with the shard key and fence terms;
 //! - [`update_ops`]: small edits of update documents;
+//! - [`upgrade`]: the save of a document upgraded to the model's schema
+//!   version on load;
 //! - [`tracked`]: what a `Doc` remembers of the stored document;
 //! - [`conflict`]: what another writer changed, whether two paths
 //!   overlap, and the three-way merge of `Doc::rebase`;
@@ -28,4 +30,5 @@ pub(crate) mod request;
 pub(crate) mod timestamps;
 pub(crate) mod tracked;
 pub(crate) mod update_ops;
+pub(crate) mod upgrade;
 pub(crate) mod versioning;

@@ -22,6 +22,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::bson_release::{self, DeError};
+use crate::codec::keys::Hidden;
 use crate::codec::rawde::{self, Seen};
 use crate::codec::scan::Walk;
 
@@ -77,7 +78,7 @@ pub(crate) fn stored_kind<'a>(bytes: &'a [u8], key: &str) -> Option<&'a str> {
 /// it. `None` sends the document to serde's own decoding.
 pub fn decode_kind<'de, T>(
     bytes: &'de [u8],
-    skip: Option<&'static str>,
+    skip: Hidden,
     key: &'static str,
     decode: impl FnOnce(&str, Decoder<'de>) -> Option<(T, Seen<'de>)>,
 ) -> Option<(T, Seen<'de>)> {
@@ -89,7 +90,7 @@ pub fn decode_kind<'de, T>(
 /// to decode as one variant's type.
 pub struct Decoder<'de> {
     bytes: &'de [u8],
-    skip: Option<&'static str>,
+    skip: Hidden,
     key: &'static str,
 }
 
@@ -237,7 +238,7 @@ mod tests {
             element: String,
         }
         let raw = rawdoc! { "_id": 7, "kind": "Click", "element": "#buy", "__v": 2 };
-        let decoded = decode_kind(raw.as_bytes(), Some("__v"), "kind", |kind, d| {
+        let decoded = decode_kind(raw.as_bytes(), Some("__v").into(), "kind", |kind, d| {
             assert_eq!(kind, "Click");
             d.decode::<Strict>()
         });
@@ -250,7 +251,7 @@ mod tests {
             }
         );
         let raw = rawdoc! { "_id": 7, "element": "#buy" };
-        let none = decode_kind(raw.as_bytes(), None, "kind", |_, d| d.decode::<Strict>());
+        let none = decode_kind(raw.as_bytes(), Hidden::NONE, "kind", |_, d| d.decode::<Strict>());
         assert!(none.is_none(), "no stored kind: serde's decoding tells why");
     }
 }

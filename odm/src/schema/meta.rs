@@ -4,6 +4,7 @@
 use mongodb::bson::Document as BsonDocument;
 
 use super::index_spec::IndexSpec;
+use crate::codec::Hidden;
 
 /// How `optimistic_concurrency` was declared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +63,21 @@ pub struct Meta {
     /// An enum model (`#[serde(tag = "..")]`): its kind key and kinds;
     /// `None` for a struct.
     pub kinds: Option<super::kind::Kinds>,
+    /// `#[odm(schema_version = N, migrate = path)]`: the schema version
+    /// stored documents are upgraded to on load (the steps are
+    /// [`Schema::__odm_migrate`](super::Schema::__odm_migrate)).
+    pub schema: Option<SchemaVersion>,
+}
+
+/// A model's schema version, as `#[odm(schema_version = N, migrate =
+/// path, schema_key = "..")]` declares it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SchemaVersion {
+    /// The stored field holding a document's schema version (`__sv`
+    /// unless `schema_key = ".."`).
+    pub key: &'static str,
+    /// The model's schema version (at least 1).
+    pub current: u32,
 }
 
 /// The fields `#[odm(timestamps)]` maintains, by BSON name.
@@ -77,6 +93,16 @@ pub struct Timestamps {
 }
 
 impl Meta {
+    /// The top-level keys of a stored document that are odm's (hidden
+    /// from the value).
+    pub(crate) fn hidden(&self) -> Hidden {
+        Hidden {
+            version: self.versioning.key,
+            schema: self.schema.map(|s| s.key),
+            kind: None,
+        }
+    }
+
     /// The keys of the index named `name`: `_id_`, or one the model
     /// declares; `None` for any other.
     pub(crate) fn index_keys(&self, name: &str) -> Option<BsonDocument> {

@@ -14,9 +14,25 @@ use std::future::Future;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use crate::codec::Layout;
 use crate::error::{Result, ValidationErrors};
 pub use hook_context::HookContext;
 use meta::Meta;
+
+/// What a load of model `T` needs beside the value's type: the keys it
+/// hides from the value, and the schema version it upgrades older
+/// documents to, with the model's steps.
+pub(crate) fn layout<T: Schema>() -> Layout {
+    let meta = T::__odm_meta();
+    Layout {
+        hidden: meta.hidden(),
+        schema: meta.schema.map(|s| crate::codec::upgrade::Steps {
+            key: s.key,
+            current: s.current,
+            migrate: T::__odm_migrate,
+        }),
+    }
+}
 
 /// The per-type code `#[derive(Document)]` writes, which the generic
 /// runtime calls; the public [`Document`](crate::Document) trait extends it.
@@ -43,6 +59,19 @@ pub trait Schema: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static {
         false
     }
 
+    /// One step of the model's `migrate` (`#[odm(schema_version = N,
+    /// migrate = path)]`): upgrades a stored document from schema version
+    /// `from` to `from + 1`.
+    #[doc(hidden)]
+    fn __odm_migrate(
+        _doc: &mut mongodb::bson::Document,
+        from: u32,
+    ) -> Result<(), crate::error::MigrationError> {
+        Err(crate::error::MigrationError::new(format!(
+            "the model declares no step from schema version {from}"
+        )))
+    }
+
     /// Writes the `timestamps` fields: `created` (on insert) and `updated`.
     #[doc(hidden)]
     fn __odm_stamp(
@@ -65,14 +94,14 @@ pub trait Schema: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static {
         ))
     }
 
-    /// Decodes a stored document (`bytes`, the `skip` key hidden) on the
+    /// Decodes a stored document (`bytes`, odm's `skip` keys hidden) on the
     /// fast path of `codec::rawde`; `None` leaves it to `bson`, whose
     /// result it equals. An enum model's derive decodes the newtype
     /// variant its stored kind names (`schema::kind`).
     #[doc(hidden)]
     fn __odm_fast_decode<'a>(
         bytes: &'a [u8],
-        skip: Option<&'static str>,
+        skip: crate::codec::Hidden,
     ) -> Option<(Self, crate::codec::rawde::Seen<'a>)> {
         crate::codec::rawde::from_slice_seeing(bytes, skip)
     }

@@ -45,7 +45,7 @@ fn stored_as_dates_cut_to_the_millisecond_towards_the_past() {
         let at = Bson::DateTime(BsonDate::from_millis(millis));
         let expected = doc! { "c": at.clone(), "t": at.clone(), "co": at, "to": Bson::Null };
         assert_eq!(stored, raw(&expected), "{nanos} ns");
-        let loaded: Both = codec::decode(&stored, None).unwrap();
+        let loaded: Both = codec::decode(&stored, codec::Hidden::NONE).unwrap();
         assert_eq!(loaded.c.timestamp_millis(), millis);
         assert_eq!(
             loaded.t.unix_timestamp_nanos(),
@@ -58,7 +58,8 @@ fn stored_as_dates_cut_to_the_millisecond_towards_the_past() {
 #[test]
 fn a_missing_option_loads_as_none() {
     let at = BsonDate::from_millis(5);
-    let loaded: Both = codec::decode(&raw(&doc! { "c": at, "t": at }), None).unwrap();
+    let loaded: Both =
+        codec::decode(&raw(&doc! { "c": at, "t": at }), codec::Hidden::NONE).unwrap();
     assert_eq!((loaded.co, loaded.to), (None, None));
 }
 
@@ -71,7 +72,7 @@ fn a_date_out_of_range_is_refused_without_its_value() {
         (doc! { "c": ok, "t": far }, "time::OffsetDateTime"),
         (doc! { "c": far, "t": ok }, "chrono::DateTime"),
     ] {
-        let Err((_, e)) = codec::decode::<Both>(&raw(&stored), None) else {
+        let Err((_, e)) = codec::decode::<Both>(&raw(&stored), codec::Hidden::NONE) else {
             panic!("out of range loaded");
         };
         let text = crate::bson_release::de_message(&e);

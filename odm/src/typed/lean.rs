@@ -13,13 +13,14 @@ use std::task::{Context, Poll};
 
 use futures_util::stream::{self, BoxStream};
 use futures_util::{Stream, StreamExt, TryStreamExt};
-use mongodb::bson::raw::RawDocumentBuf;
-use mongodb::bson::Document as BsonDocument;
+use mongodb::bson::raw::{RawBsonRef, RawDocumentBuf};
+use mongodb::bson::{doc, Document as BsonDocument};
 use mongodb::ClientSession;
 use serde::de::DeserializeOwned;
 
 use super::Projection;
 use crate::codec;
+use crate::codec::upgrade;
 use crate::error::{from_driver, Result};
 use crate::model::query::Find;
 use crate::model::stream::Source;
@@ -48,7 +49,7 @@ impl<'a, T: Document> Find<'a, T> {
     where
         P: Projection + DeserializeOwned,
     {
-        self.options.projection = Some(super::fields_of::<P>());
+        self.options.projection = Some(projection::<T, P>());
         Lean {
             find: self,
             _value: PhantomData,
@@ -104,9 +105,14 @@ impl<'a, T: Document, V: DeserializeOwned + 'a> Lean<'a, T, V> {
     pub fn stream(self) -> BoxFuture<'a, Result<LeanStream<'a, V>>> {
         Box::pin(async move {
             let model = self.find.model;
-            let key = T::__odm_meta().versioning.key;
+            let projection = self.find.options.projection.clone();
             let source = self.find.open().await?;
-            Ok(LeanStream::new(model.name(), key, source))
+            Ok(LeanStream::new(
+                model.name(),
+                projection,
+                decode::<T, V>,
+                source,
+            ))
         })
     }
 }
@@ -122,13 +128,24 @@ pub struct LeanStream<'a, V> {
     inner: BoxStream<'a, Result<V>>,
 }
 
+/// How a [`LeanStream`] decodes one stored document (see [`decode`]).
+type Decoder<V> = fn(&RawDocumentBuf, &str, Option<&BsonDocument>) -> Result<V>;
+
 impl<'a, V: DeserializeOwned + 'a> LeanStream<'a, V> {
-    fn new(collection: &'a str, key: Option<&'static str>, source: Source<'a>) -> Self {
-        let inner = stream::unfold(Some(source), move |state| async move {
-            let mut source = state?;
-            match source.next().await? {
-                Ok(raw) => Some((decode(&raw, key, collection), Some(source))),
-                Err(e) => Some((Err(from_driver(e, collection)), None)),
+    fn new(
+        collection: &'a str,
+        projection: Option<BsonDocument>,
+        decode: Decoder<V>,
+        source: Source<'a>,
+    ) -> Self {
+        let inner = stream::unfold(Some(source), move |state| {
+            let projection = projection.clone();
+            async move {
+                let mut source = state?;
+                match source.next().await? {
+                    Ok(raw) => Some((decode(&raw, collection, projection.as_ref()), Some(source))),
+                    Err(e) => Some((Err(from_driver(e, collection)), None)),
+                }
             }
         });
         LeanStream {
@@ -145,19 +162,62 @@ impl<V> Stream for LeanStream<'_, V> {
     }
 }
 
-/// A stored document as a plain value (the version key hidden from it);
-/// a failure names the `_id` and the field, as a tracked load does.
-pub(crate) fn decode<V: DeserializeOwned>(
-    raw: &RawDocumentBuf,
-    key: Option<&'static str>,
-    collection: &str,
-) -> Result<V> {
-    match codec::decode::<V>(raw, key) {
-        Ok(value) => Ok(value),
-        Err((hidden, e)) => Err(codec::deserialize_error::<V>(
-            &hidden,
-            collection,
-            e.to_string(),
-        )),
+/// The computed field a projection of a model with a schema version adds:
+/// the whole stored document, for a document stored at an older schema
+/// version only (its upgrade needs every field, not only the projected
+/// ones; a current document comes back projected, as without it).
+pub(crate) const WHOLE: &str = "__odm_whole";
+
+/// The projection of `P`'s fields on `T`'s documents: `{ field: 1, .. }`,
+/// plus the schema version key and [`WHOLE`] for a model with a schema
+/// version.
+pub(crate) fn projection<T: Document, P: Projection>() -> BsonDocument {
+    let mut fields = super::fields_of::<P>();
+    if let Some(schema) = T::__odm_meta().schema {
+        // The schema version tells a current document from an older one.
+        fields.insert(schema.key, 1);
+        let older = doc! { "$lt": [format!("${}", schema.key), i64::from(schema.current)] };
+        fields.insert(WHOLE, doc! { "$cond": [older, "$$ROOT", "$$REMOVE"] });
     }
+    fields
+}
+
+/// A stored document of model `T` as a plain value (odm's keys hidden from
+/// it, a document at an older schema version upgraded first); a failure
+/// names the `_id` and the field, as a tracked load does. Under a
+/// `projection` (see [`projection`]), an older document comes back whole
+/// under [`WHOLE`]: it is upgraded, then cut to the projected fields.
+pub(crate) fn decode<T: Document, V: DeserializeOwned>(
+    raw: &RawDocumentBuf,
+    collection: &str,
+    projection: Option<&BsonDocument>,
+) -> Result<V> {
+    let layout = crate::schema::layout::<T>();
+    if let (Some(projection), Some(schema)) = (projection, &layout.schema) {
+        if let Ok(Some(RawBsonRef::Document(whole))) = raw.get(WHOLE) {
+            let stored = upgrade::read_checked(whole, schema, collection)?;
+            let upgraded = match upgrade::older(stored, schema) {
+                Some(from) => {
+                    let id = codec::read_id(whole)?;
+                    let hidden = layout.hidden;
+                    upgrade::upgrade(whole, schema, hidden, from, collection, &id)?
+                }
+                None => whole.to_raw_document_buf(),
+            };
+            let mut cut = RawDocumentBuf::new();
+            for element in &upgraded {
+                let (key, value) = element.map_err(crate::codec::scan::raw_error)?;
+                let key = crate::bson_release::key_str(key);
+                let projected = projection
+                    .keys()
+                    .any(|path| path != WHOLE && crate::plan::update_ops::same_or_under(path, key));
+                if key == "_id" || projected {
+                    crate::bson_release::append_ref(&mut cut, key, value);
+                }
+            }
+            let plain = codec::Layout::version(layout.hidden.version);
+            return codec::load_value(&cut, collection, &plain);
+        }
+    }
+    codec::load_value(raw, collection, &layout)
 }

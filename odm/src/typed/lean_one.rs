@@ -35,7 +35,7 @@ impl<'a, T: Document> FindOne<'a, T> {
     where
         P: Projection + DeserializeOwned,
     {
-        self.options.projection = Some(super::fields_of::<P>());
+        self.options.projection = Some(super::lean::projection::<T, P>());
         LeanOne {
             find: self,
             _value: PhantomData,
@@ -81,6 +81,7 @@ awaitable! {
         if sort.is_some() {
             options.sort = sort;
         }
+        let projection = options.projection.clone();
         let log = Command::new(model.name(), "find").filter(&filter);
         let action = model
             .raw_collection()
@@ -89,8 +90,7 @@ awaitable! {
         let found = log.send(crate::wire::session::send(action, session)).await;
         match found.map_err(|e| from_driver(e, model.name()))? {
             Some(raw) => {
-                let key = T::__odm_meta().versioning.key;
-                super::lean::decode(&raw, key, model.name()).map(Some)
+                super::lean::decode::<T, V>(&raw, model.name(), projection.as_ref()).map(Some)
             }
             None => Ok(None),
         }

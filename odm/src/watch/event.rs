@@ -73,7 +73,7 @@ pub(crate) fn parse<T: Document>(
         })?;
     let (full_document, version) = match event.full_document {
         Some(stored) => {
-            let loaded = codec::load::<T>(stored, collection, T::__odm_meta().versioning.key)?;
+            let loaded = codec::load::<T>(stored, collection, &crate::schema::layout::<T>())?;
             (Some(loaded.value), loaded.version)
         }
         None => (None, None),

@@ -14,6 +14,7 @@ mod mongoose;
 mod nested;
 mod option_id;
 mod subdocs;
+mod versioned;
 
 pub use defaults::{default_items, default_tags, Defaults, Inner};
 pub use floats::{Floats, Mixed, I32};
@@ -24,6 +25,7 @@ pub use mongoose::MongoosePost;
 pub use nested::{Nested, NestedOc};
 pub use option_id::OptionId;
 pub use subdocs::{Comment, SubDocs};
+pub use versioned::Versioned;
 
 /// A model shape the generator knows how to build and change.
 pub trait Shape: odm::Document + Clone + Debug {
@@ -62,6 +64,11 @@ pub trait Shape: odm::Document + Clone + Debug {
     fn edit_element(&mut self, _spot: Spot, _rng: &mut Rng) -> Option<String> {
         None
     }
+    /// For [`Insert::Older`]: the value as stored by the release of a
+    /// random schema version, and that version.
+    fn older(&self, _rng: &mut Rng) -> (u32, odm::bson::Document) {
+        unreachable!("only a shape inserted with Insert::Older stores older versions")
+    }
 }
 
 /// An element of one of a shape's arrays: which array (the shape's own
@@ -81,4 +88,7 @@ pub enum Insert {
     RawWithout(&'static [&'static str]),
     /// `model.new_doc(value).save()` with an `Option` id that is `None`.
     NewDocWithoutId,
+    /// Raw `insert_one` of the value as an older release stored it
+    /// ([`Shape::older`]), with `__v: 0`: loads upgrade it.
+    Older,
 }

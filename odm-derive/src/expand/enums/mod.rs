@@ -74,6 +74,7 @@ fn impl_enum(model: &EnumModel) -> TokenStream {
 /// every kind.
 fn meta(model: &EnumModel) -> TokenStream {
     let base = &model.base;
+    let (schema, migrate) = super::meta::schema_version(base);
     let concurrency = match &base.attrs.concurrency {
         Some((_, ConcurrencyAttr::All)) => quote!(::odm::__private::Concurrency::All),
         _ => quote!(::odm::__private::Concurrency::Off),
@@ -96,7 +97,7 @@ fn meta(model: &EnumModel) -> TokenStream {
         .variants
         .iter()
         .flat_map(|v| indexes::variant_indexes(model, v));
-    super::meta::meta_fn(
+    let meta = super::meta::meta_fn(
         skip_versioning_arrays(model),
         MetaParts {
             name: model.ident().to_string(),
@@ -115,8 +116,10 @@ fn meta(model: &EnumModel) -> TokenStream {
                     names: &[#(#names),*],
                 })
             },
+            schema,
         },
-    )
+    );
+    quote!(#meta #migrate)
 }
 
 /// `assert_array::<T>()` for every `skip_versioning` field of a struct
@@ -264,7 +267,7 @@ fn decode_method(model: &EnumModel) -> TokenStream {
     quote! {
         fn __odm_fast_decode<'__a>(
             bytes: &'__a [u8],
-            skip: ::core::option::Option<&'static str>,
+            skip: ::odm::__private::kind::Hidden,
         ) -> ::core::option::Option<(Self, ::odm::__private::kind::Seen<'__a>)> {
             ::odm::__private::kind::decode_kind(bytes, skip, #tag, |__kind, __decoder| {
                 match __kind {

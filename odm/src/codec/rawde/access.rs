@@ -8,6 +8,7 @@ use serde::de::{self, DeserializeSeed, Deserializer as _, Visitor};
 use serde::forward_to_deserialize_any;
 
 use super::{read_i32, tag, GiveUp, Result, Value};
+use crate::codec::keys::Hidden;
 use crate::codec::text::same;
 
 /// The elements of a document or array, read one at a time.
@@ -20,14 +21,12 @@ pub(super) struct Elements<'de> {
     fields: &'static [&'static str],
     /// The field expected next: stored documents usually keep the order.
     next_field: usize,
-    /// A key never shown to the visitor (the version key, at the top level).
-    skip: Option<&'static str>,
-    /// Another key never shown at the top level (an enum model's kind, to
-    /// the variant's type: see [`hiding`](Self::hiding)).
-    hide: Option<&'static str>,
+    /// The keys never shown to the visitor at the top level (the version
+    /// key, the schema version key).
+    skip: Hidden,
     /// The top-level document: the fence is never shown either.
     top: bool,
-    /// What the walk saw of the `skip` key: the first element under it,
+    /// What the walk saw of the version key: the first element under it,
     /// or that the document ended without one.
     pub(super) seen: Seen<'de>,
 }
@@ -60,35 +59,24 @@ impl<'de> Elements<'de> {
             current: None,
             fields,
             next_field: 0,
-            skip: None,
-            hide: None,
+            skip: Hidden::NONE,
             top: false,
             seen: Seen::Unknown,
         }
     }
 
     /// The elements of the stored document itself: without those under
-    /// `key` (the version key, if any) or under the fence key.
-    pub(super) fn skipping(mut self, key: Option<&'static str>) -> Self {
-        self.skip = key;
+    /// odm's keys (`keys`: the version key and the schema version key, if
+    /// any) or under the fence key.
+    pub(super) fn skipping(mut self, keys: Hidden) -> Self {
+        self.skip = keys;
         self.top = true;
-        self
-    }
-
-    /// The elements of the stored document itself, without `key` either
-    /// (the kind of an enum model, which serde's internally tagged
-    /// decoding takes before the variant's type sees the rest).
-    pub(super) fn hiding(mut self, key: Option<&'static str>) -> Self {
-        self.hide = key;
         self
     }
 
     /// Whether a key is never shown (see [`skipping`](Self::skipping)).
     fn hides(&self, key: &[u8]) -> bool {
-        self.top
-            && (same(key, crate::codec::version_key::FENCE.as_bytes())
-                || self.skip.is_some_and(|skip| same(skip.as_bytes(), key))
-                || self.hide.is_some_and(|hide| same(hide.as_bytes(), key)))
+        self.top && self.skip.hides(key)
     }
 
     /// A key as text. A key equal to one of the struct's field names is
@@ -125,7 +113,7 @@ impl<'de> Elements<'de> {
                 Some((key, value)) if self.hides(key) => {
                     value.check()?;
                     let first = matches!(self.seen, Seen::Unknown);
-                    if first && self.skip.is_some_and(|skip| skip.as_bytes() == key) {
+                    if first && self.skip.version.is_some_and(|skip| skip.as_bytes() == key) {
                         self.seen = Seen::Found(value.kind, value.data);
                     }
                 }

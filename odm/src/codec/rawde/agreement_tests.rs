@@ -14,6 +14,7 @@
 // The types exist to be decoded and compared through `Debug`.
 #![allow(dead_code)]
 
+use crate::codec::keys::Hidden;
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 
@@ -93,7 +94,7 @@ fn show(document: &RawDocumentBuf) -> String {
 }
 
 fn agree_bytes<T: DeserializeOwned + Debug>(bytes: &[u8], case: &str) -> Result<String, ()> {
-    let fast = from_slice::<T>(bytes, None).map(|v| format!("{v:?}"));
+    let fast = from_slice::<T>(bytes, Hidden::NONE).map(|v| format!("{v:?}"));
     let strict =
         crate::bson_release::testing::from_slice::<Strict<T>>(bytes).map(|v| format!("{:?}", v.0));
     let lax = crate::bson_release::testing::from_slice::<T>(bytes).map(|v| format!("{v:?}"));
@@ -140,7 +141,7 @@ fn externally_tagged_enums_need_exactly_one_key() {
         rawdoc! { "e": { "Struct": { "a": 1 } } },
     ] {
         assert!(
-            from_slice::<H>(covered.as_bytes(), None).is_some(),
+            from_slice::<H>(covered.as_bytes(), Hidden::NONE).is_some(),
             "{}",
             show(&covered)
         );
@@ -184,7 +185,7 @@ fn externally_tagged_enums_need_exactly_one_key() {
     ] {
         let bytes = lenient.as_bytes();
         assert!(crate::bson_release::testing::from_slice::<H>(bytes).is_ok());
-        assert!(from_slice::<H>(bytes, None).is_none());
+        assert!(from_slice::<H>(bytes, Hidden::NONE).is_none());
     }
     // In an `Option`, and in a sequence.
     type O = Holder<Option<External>>;

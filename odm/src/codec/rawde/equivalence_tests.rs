@@ -45,7 +45,7 @@ impl Case<'_> {
     }
 
     fn check<T: DeserializeOwned + Debug>(&self, tally: &mut Tally) {
-        let fast = from_slice::<T>(self.bytes, self.skip).map(|v| format!("{v:?}"));
+        let fast = from_slice::<T>(self.bytes, self.skip.into()).map(|v| format!("{v:?}"));
         let raw = RawDocument::from_bytes(self.bytes);
         let slow = match &raw {
             Ok(raw) => crate::bson_release::testing::from_slice::<Strict<T>>(
@@ -72,7 +72,7 @@ impl Case<'_> {
         // What a load calls (it only ever sees documents the driver read):
         // on every 8th document, the rest would only repeat the work above.
         if let (Ok(raw), 0) = (raw, self.seed % 8) {
-            let odm = decode::<T>(raw, self.skip)
+            let odm = decode::<T>(raw, self.skip.into())
                 .map(|v| format!("{v:?}"))
                 .map_err(|(_, e)| e.to_string());
             let bson = slow.map_err(|e| e.to_string());

@@ -35,6 +35,7 @@ use serde::forward_to_deserialize_any;
 mod access;
 mod direct;
 
+use crate::codec::keys::Hidden;
 pub use access::Seen;
 use access::{DateTimeAccess, DateTimeState, Elements, ObjectIdAccess};
 
@@ -75,24 +76,30 @@ type Result<T> = std::result::Result<T, GiveUp>;
 /// `value` decoded from the BSON document `bytes`, or `None` when `bson`
 /// must do it (unsupported content, malformed bytes, or any error).
 ///
-/// A top-level element under `skip` (the version key) or under the fence
-/// key (`__fence`, see `wire::fence`) is never shown to the
-/// value: the result is that of `bson` decoding the document without them.
-pub(crate) fn from_slice<'de, T: Deserialize<'de>>(
-    bytes: &'de [u8],
-    skip: Option<&'static str>,
-) -> Option<T> {
+/// A top-level element under one of odm's keys (`skip`: the version key,
+/// the schema version key, and always the fence key `__fence`, see
+/// `wire::fence`) is never shown to the value: the result is that of
+/// `bson` decoding the document without them.
+pub(crate) fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8], skip: Hidden) -> Option<T> {
     from_slice_seeing(bytes, skip).map(|(value, _)| value)
 }
 
-/// [`from_slice`], and what the decoding saw of the `skip` key on its way
-/// (a struct's decoding walks the whole stored document, so the caller
-/// need not walk it again to read the version).
+/// [`from_slice`], and what the decoding saw of the version key on its
+/// way (a struct's decoding walks the whole stored document, so the
+/// caller need not walk it again to read the version).
 pub(crate) fn from_slice_seeing<'de, T: Deserialize<'de>>(
     bytes: &'de [u8],
-    skip: Option<&'static str>,
+    skip: Hidden,
 ) -> Option<(T, Seen<'de>)> {
-    from_slice_hiding_opt(bytes, skip, None)
+    check_document(bytes).ok()?;
+    let seen = std::cell::Cell::new(Seen::Unknown);
+    let root = Root {
+        data: bytes,
+        skip,
+        seen: &seen,
+    };
+    let value = T::deserialize(root).ok()?;
+    Some((value, seen.get()))
 }
 
 /// [`from_slice_seeing`] with the top-level `hide` left out too: an enum
@@ -100,27 +107,16 @@ pub(crate) fn from_slice_seeing<'de, T: Deserialize<'de>>(
 /// decoding shows the variant the document without its tag).
 pub(crate) fn from_slice_hiding<'de, T: Deserialize<'de>>(
     bytes: &'de [u8],
-    skip: Option<&'static str>,
+    skip: Hidden,
     hide: &'static str,
 ) -> Option<(T, Seen<'de>)> {
-    from_slice_hiding_opt(bytes, skip, Some(hide))
-}
-
-fn from_slice_hiding_opt<'de, T: Deserialize<'de>>(
-    bytes: &'de [u8],
-    skip: Option<&'static str>,
-    hide: Option<&'static str>,
-) -> Option<(T, Seen<'de>)> {
-    check_document(bytes).ok()?;
-    let seen = std::cell::Cell::new(Seen::Unknown);
-    let root = Root {
-        data: bytes,
-        skip,
-        hide,
-        seen: &seen,
-    };
-    let value = T::deserialize(root).ok()?;
-    Some((value, seen.get()))
+    from_slice_seeing(
+        bytes,
+        Hidden {
+            kind: Some(hide),
+            ..skip
+        },
+    )
 }
 
 fn read_i32(data: &[u8]) -> Result<i32> {
@@ -275,13 +271,11 @@ impl<'de> de::Deserializer<'de> for Value<'de> {
 }
 
 /// The stored document itself: a document [`Value`] whose elements under
-/// `skip` and the fence key are left out.
+/// odm's keys (`skip`, and the fence key) are left out.
 struct Root<'de, 's> {
     data: &'de [u8],
-    skip: Option<&'static str>,
-    /// Another top-level key left out (see [`from_slice_hiding`]).
-    hide: Option<&'static str>,
-    /// Where a struct's decoding leaves what it saw of `skip`.
+    skip: Hidden,
+    /// Where a struct's decoding leaves what it saw of the version key.
     seen: &'s std::cell::Cell<Seen<'de>>,
 }
 
@@ -289,7 +283,6 @@ impl<'de> Root<'de, '_> {
     fn elements(&self) -> Elements<'de> {
         Elements::new(self.data)
             .skipping(self.skip)
-            .hiding(self.hide)
     }
 }
 
@@ -332,8 +325,7 @@ impl<'de> de::Deserializer<'de> for Root<'de, '_> {
         visitor: V,
     ) -> Result<V::Value> {
         let mut elements = Elements::with_fields(self.data, fields)
-            .skipping(self.skip)
-            .hiding(self.hide);
+            .skipping(self.skip);
         let value = visitor.visit_map(&mut elements)?;
         self.seen.set(elements.seen);
         Ok(value)

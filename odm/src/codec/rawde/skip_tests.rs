@@ -3,6 +3,7 @@
 // The types exist to be decoded and compared through `Debug`.
 #![allow(dead_code)]
 
+use crate::codec::keys::Hidden;
 use std::collections::BTreeMap;
 
 use mongodb::bson::{rawdoc, Bson};
@@ -29,12 +30,12 @@ fn the_skipped_key_is_left_out_at_the_top_level_only() {
     let stored = rawdoc! { "a": 1, "__v": 3, "sub": { "__v": 4 }, "__v": 5 };
     let bytes = stored.as_bytes();
     let hidden = crate::codec::version_key::hidden(&stored, Some("__v"));
-    let closed: Closed = from_slice(bytes, Some("__v")).expect("fast path");
+    let closed: Closed = from_slice(bytes, Hidden::version(Some("__v"))).expect("fast path");
     assert_eq!(format!("{closed:?}"), "Closed { a: 1, sub: {\"__v\": 4} }");
     let fallback: Closed = crate::bson_release::testing::from_slice(hidden.as_bytes()).unwrap();
     assert_eq!(format!("{fallback:?}"), format!("{closed:?}"));
-    assert!(from_slice::<Closed>(bytes, None).is_none());
-    let all: CatchAll = from_slice(bytes, Some("__v")).expect("fast path");
+    assert!(from_slice::<Closed>(bytes, Hidden::NONE).is_none());
+    let all: CatchAll = from_slice(bytes, Hidden::version(Some("__v"))).expect("fast path");
     assert_eq!(
         format!("{all:?}"),
         "CatchAll { a: 1, rest: {\"sub\": Document({\"__v\": Int32(4)})} }"
@@ -54,7 +55,8 @@ fn the_fence_is_left_out_at_the_top_level_only() {
         sub: BTreeMap<String, i32>,
     }
     let stored = rawdoc! { "a": 1, "__fence": 9_i64, "sub": { "__fence": 4 }, "__v": 0 };
-    let closed: Closed = from_slice(stored.as_bytes(), Some("__v")).expect("fast path");
+    let closed: Closed =
+        from_slice(stored.as_bytes(), Hidden::version(Some("__v"))).expect("fast path");
     assert_eq!(
         format!("{closed:?}"),
         "Closed { a: 1, sub: {\"__fence\": 4} }"
@@ -63,7 +65,7 @@ fn the_fence_is_left_out_at_the_top_level_only() {
     let fallback: Closed = crate::bson_release::testing::from_slice(hidden.as_bytes()).unwrap();
     assert_eq!(format!("{fallback:?}"), format!("{closed:?}"));
     let unversioned = rawdoc! { "a": 1, "__fence": 9_i64, "sub": {} };
-    let closed: Closed = from_slice(unversioned.as_bytes(), None).expect("fast path");
+    let closed: Closed = from_slice(unversioned.as_bytes(), Hidden::NONE).expect("fast path");
     assert_eq!(closed.a, 1);
 }
 
@@ -85,7 +87,10 @@ fn a_hidden_malformed_value_is_refused_as_bson_refuses_it() {
         // document's): now an invalid UTF-8 sequence.
         let at = bytes.len() - 3;
         bytes[at] = b'z';
-        assert!(from_slice::<Plain>(&bytes, Some("__v")).is_none(), "{key}");
+        assert!(
+            from_slice::<Plain>(&bytes, Hidden::version(Some("__v"))).is_none(),
+            "{key}"
+        );
         let raw = mongodb::bson::RawDocument::from_bytes(&bytes).unwrap();
         let hidden = crate::codec::version_key::hidden(raw, Some("__v"));
         assert!(crate::bson_release::testing::from_slice::<Plain>(hidden.as_bytes()).is_err());
@@ -94,7 +99,10 @@ fn a_hidden_malformed_value_is_refused_as_bson_refuses_it() {
         let mut bytes = stored.into_bytes();
         let at = bytes.len() - 2;
         bytes[at] = 2;
-        assert!(from_slice::<Plain>(&bytes, Some("__v")).is_none(), "{key}");
+        assert!(
+            from_slice::<Plain>(&bytes, Hidden::version(Some("__v"))).is_none(),
+            "{key}"
+        );
         let raw = mongodb::bson::RawDocument::from_bytes(&bytes).unwrap();
         let hidden = crate::codec::version_key::hidden(raw, Some("__v"));
         assert!(crate::bson_release::testing::from_slice::<Plain>(hidden.as_bytes()).is_err());
@@ -112,7 +120,7 @@ fn a_struct_decoding_reports_the_first_version_it_passed() {
     struct Open {
         a: i32,
     }
-    let seen = |bytes: &[u8]| match from_slice_seeing::<Open>(bytes, Some("__v")) {
+    let seen = |bytes: &[u8]| match from_slice_seeing::<Open>(bytes, Some("__v").into()) {
         Some((_, Seen::Found(tag, value))) => format!("found {tag} {value:?}"),
         Some((_, Seen::Absent)) => "absent".to_string(),
         Some((_, Seen::Unknown)) => "unknown".to_string(),
@@ -126,6 +134,6 @@ fn a_struct_decoding_reports_the_first_version_it_passed() {
     );
     assert_eq!(seen(rawdoc! { "a": 1, "__fence": 2 }.as_bytes()), "absent");
     // A map is not a struct: the caller walks the document itself.
-    let map = from_slice_seeing::<BTreeMap<String, i32>>(twice.as_bytes(), Some("__v"));
+    let map = from_slice_seeing::<BTreeMap<String, i32>>(twice.as_bytes(), Some("__v").into());
     assert!(matches!(map, None | Some((_, Seen::Unknown))));
 }

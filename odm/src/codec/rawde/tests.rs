@@ -4,6 +4,7 @@
 // The types exist to be decoded and compared through `Debug`.
 #![allow(dead_code)]
 
+use crate::codec::keys::Hidden;
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 
@@ -21,7 +22,7 @@ use crate::codec::strict::Strict;
 /// directly and through the fallback's `Strict` wrapper.
 fn same_value<T: DeserializeOwned + Debug>(bytes: &[u8]) -> T {
     let expected: T = crate::bson_release::testing::from_slice(bytes).expect("bson decodes it");
-    let fast: T = from_slice(bytes, None).expect("on the fast path");
+    let fast: T = from_slice(bytes, Hidden::NONE).expect("on the fast path");
     assert_eq!(format!("{fast:?}"), format!("{expected:?}"));
     let strict: Strict<T> =
         crate::bson_release::testing::from_slice(bytes).expect("the fallback decodes it");
@@ -32,9 +33,9 @@ fn same_value<T: DeserializeOwned + Debug>(bytes: &[u8]) -> T {
 /// Asserts the fast path declines `bytes` (the caller then uses `bson`).
 fn gives_up<T: DeserializeOwned + Debug>(bytes: &[u8]) {
     assert!(
-        from_slice::<T>(bytes, None).is_none(),
+        from_slice::<T>(bytes, Hidden::NONE).is_none(),
         "{:?}",
-        from_slice::<T>(bytes, None)
+        from_slice::<T>(bytes, Hidden::NONE)
     );
 }
 
@@ -354,11 +355,11 @@ fn never_accepts_what_bson_rejects() {
             case[i] = v;
             for (fast, name) in [
                 (
-                    from_slice::<Post>(&case, None).map(|p| format!("{p:?}")),
+                    from_slice::<Post>(&case, Hidden::NONE).map(|p| format!("{p:?}")),
                     "Post",
                 ),
                 (
-                    from_slice::<Document>(&case, None).map(|d| format!("{d:?}")),
+                    from_slice::<Document>(&case, Hidden::NONE).map(|d| format!("{d:?}")),
                     "Document",
                 ),
             ] {

@@ -116,7 +116,8 @@ impl FindModify {
 /// The claim of one document of `filter` with `update` (see
 /// [`Model::claim`](crate::Model::claim)): the update bumps the version
 /// (unless it writes the key itself) and stamps `updatedAt`; a fenced
-/// claim that matched nothing reads the fence.
+/// claim that matched nothing reads the fence; on a model with a schema
+/// version the filter sent also requires the model's.
 pub(crate) fn claim<T: Schema>(
     filter: BsonDocument,
     update: BsonDocument,
@@ -125,13 +126,19 @@ pub(crate) fn claim<T: Schema>(
     now: DateTime,
 ) -> FindModify {
     let mut update = claim_update::<T>(update, now);
-    let sent = match fence {
+    let mut sent = match fence {
         Some(token) => {
             fence::stamp(&mut update, token);
             fence::filter(filter.clone(), token)
         }
         None => filter.clone(),
     };
+    if let Some(schema) = T::__odm_meta().schema {
+        // Only a document at the model's schema version: an older one is
+        // upgraded first, a newer one never written (see `Model::claim`).
+        let at = crate::plan::versioning::int(i64::from(schema.current));
+        crate::plan::upgrade::add_term(&mut sent, schema.key, at);
+    }
     FindModify {
         given: filter,
         filter: sent,
@@ -219,20 +226,27 @@ fn upsert_update<T: Schema>(
     if let Some(token) = fence {
         fence::stamp(&mut update, token);
     }
-    match T::__odm_meta().versioning.key {
-        Some(key) if !update_ops::touches(&update, key) => {
-            let part = |op: &str| match update.get(op) {
-                Some(Bson::Document(d)) => d.clone(),
-                _ => BsonDocument::new(),
-            };
-            Modification::Pipeline(upsert_pipeline::pipeline(
-                &part("$set"),
-                &part("$setOnInsert"),
-                Some(key),
-            ))
-        }
-        _ => Modification::Operators(update),
+    let meta = T::__odm_meta();
+    let key = meta
+        .versioning
+        .key
+        .filter(|key| !update_ops::touches(&update, key));
+    // A model with a schema version always takes the pipeline: it leaves a
+    // document at another schema version untouched.
+    let schema = meta.schema.map(|s| (s.key, s.current));
+    if key.is_none() && schema.is_none() {
+        return Modification::Operators(update);
     }
+    let part = |op: &str| match update.get(op) {
+        Some(Bson::Document(d)) => d.clone(),
+        _ => BsonDocument::new(),
+    };
+    Modification::Pipeline(upsert_pipeline::pipeline(
+        &part("$set"),
+        &part("$setOnInsert"),
+        key,
+        schema,
+    ))
 }
 
 #[cfg(test)]

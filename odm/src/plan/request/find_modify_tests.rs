@@ -26,6 +26,7 @@ static TASK: Meta = Meta {
     shard_key: &[],
     hooks: false,
     kinds: None,
+    schema: None,
 };
 
 impl Schema for Task {
@@ -53,6 +54,7 @@ static PLAIN: Meta = Meta {
     shard_key: &[],
     hooks: false,
     kinds: None,
+    schema: None,
 };
 
 impl Schema for Plain {
@@ -154,6 +156,7 @@ fn a_versioned_upsert_is_the_pipeline_with_the_marker() {
         &doc! { "seen": 1, "updatedAt": now() },
         &doc! { "visits": 0, "createdAt": now() },
         Some("__v"),
+        None,
     );
     assert_eq!(request.update, Modification::Pipeline(expected));
     assert!(request.upsert && request.sort.is_none());
@@ -214,6 +217,7 @@ fn a_fenced_upsert_carries_the_fence_and_reads_it_on_a_duplicate_key() {
         &doc! { "a": 1, "updatedAt": now(), "__fence": 4_i64 },
         &doc! { "createdAt": now() },
         Some("__v"),
+        None,
     );
     assert_eq!(request.update, Modification::Pipeline(expected));
     assert_eq!(request.fence_read(Answer::DuplicateKey), Some(4));

@@ -22,6 +22,7 @@ use crate::plan::guard::rewrite::{self, Rewrite};
 use crate::plan::kind::{self, KindTerm};
 use crate::plan::timestamps::{self, Stamp};
 use crate::plan::tracked::Tracked;
+use crate::plan::upgrade::{self, SchemaState};
 use crate::plan::versioning::{self, Effect};
 use crate::schema::meta::Concurrency;
 use crate::schema::Schema;
@@ -44,12 +45,17 @@ pub(crate) struct Plan {
     /// An enum model's kind as loaded, which the filter requires, and
     /// whether this save changes it (see [`kind`](crate::plan::kind)).
     pub kind: Option<KindTerm>,
+    /// The schema version terms, for a model with a schema version (see
+    /// [`upgrade`](crate::plan::upgrade)).
+    pub schema: Option<upgrade::Terms>,
 }
 
 impl Plan {
     /// Whether the save writes nothing and checks nothing.
     pub fn is_empty(&self) -> bool {
-        self.changes.is_empty() && !self.effect.bump
+        self.changes.is_empty()
+            && !self.effect.bump
+            && self.schema.as_ref().is_none_or(|t| t.write.is_none())
     }
 
     /// Whether the filter requires values this copy loaded (the rewrite
@@ -64,11 +70,14 @@ impl Plan {
 /// is an earlier write of this copy having failed in a way that may have
 /// applied it: then a save that bumps the version also checks it, so a
 /// change that landed (a default-mode push) is not applied twice.
+/// `schema` is what the `Doc` knows of the stored schema version: the
+/// save of an upgrade made on load also writes it (see [`upgrade`]).
 pub(crate) fn plan<T: Schema>(
     value: &T,
     tracked: &Tracked,
     increment: bool,
     in_doubt: bool,
+    schema: &SchemaState,
 ) -> Result<Plan> {
     let capacity = match tracked {
         Tracked::Snapshot { snapshot, .. } => snapshot.as_bytes().len() + 64,
@@ -103,12 +112,36 @@ pub(crate) fn plan<T: Schema>(
             ))
         }
     };
+    let pending = schema.upgrade.as_deref().filter(|_| meta.schema.is_some());
+    let mut kept = Vec::new();
+    if let Some(upgrade) = pending {
+        (changes, kept) = upgrade::merge(&upgrade.changes, changes, &current)?;
+    }
     let effect = versioning::effect(&meta.versioning, &changes, increment);
     let mut effect = kind::effect(kind.as_ref(), &meta.versioning, effect);
+    if pending.is_some() && meta.versioning.key.is_some() {
+        // A rewrite of every field the upgrade touched: checked and bumped.
+        effect = Effect::ALL;
+    }
     effect.check |= in_doubt && effect.bump;
-    let (rewrites, positions) = loaded_guards(&meta.versioning, tracked, &changes, effect)?;
+    let (mut rewrites, mut positions) =
+        loaded_guards(&meta.versioning, tracked, &changes, effect)?;
+    if let Some(upgrade) = pending {
+        // The upgrade's fields are guarded by their stored values instead.
+        rewrites.retain(|(path, _)| !upgrade::rewrites(upgrade, path));
+        rewrites.extend(upgrade.guards.iter().cloned());
+        // The loaded elements are the upgraded ones, not the stored ones;
+        // the version, checked and bumped, orders this save already.
+        positions.clear();
+    }
     let is_new = matches!(tracked, Tracked::New);
     let stamp = timestamps::stamp_plan::<T>(is_new, &mut current, &mut changes)?;
+    let schema = meta.schema.map(|declared| upgrade::Terms {
+        key: declared.key,
+        stored: schema.stored,
+        write: pending.map(|_| declared.current),
+        kept,
+    });
     Ok(Plan {
         current,
         changes,
@@ -118,6 +151,7 @@ pub(crate) fn plan<T: Schema>(
         positions,
         reordered,
         kind,
+        schema,
     })
 }
 
@@ -167,7 +201,11 @@ pub(crate) fn request<T: Schema>(
     let mut filter = versioning::filter_from(target, key, version, plan.effect, &plan.changes);
     crate::plan::guard::add_expr(&mut filter, position::terms(&plan.positions));
     rewrite::add(&mut filter, &plan.rewrites);
-    (filter, versioning::update(&plan.changes, key, plan.effect))
+    let mut update = versioning::update(&plan.changes, key, plan.effect);
+    if let Some(terms) = &plan.schema {
+        terms.add(&mut filter, &mut update);
+    }
+    (filter, update)
 }
 
 /// The error of an update whose `filter` matched nothing, when the
@@ -194,13 +232,14 @@ pub(crate) fn no_match(
 
 /// Whether a save of `plan` that matched nothing is refused as stale
 /// ([`Error::Version`]) when its document still exists: it checked the
-/// version, a guard, a rewrite or positional guard, or an enum model's
-/// kind.
+/// version, a guard, a rewrite or positional guard, an enum model's kind
+/// or the schema version.
 pub(crate) fn may_be_stale(plan: &Plan) -> bool {
     plan.effect.any()
         || crate::plan::guard::guarded(&plan.changes, plan.effect.check)
         || plan.requires_loaded()
         || plan.kind.is_some()
+        || plan.schema.is_some()
 }
 
 /// Whether a save whose filter matched nothing may have failed only on a
@@ -210,7 +249,8 @@ pub(crate) fn only_guarded(plan: &Plan) -> bool {
     !plan.effect.any()
         && (crate::plan::guard::guarded(&plan.changes, false)
             || plan.requires_loaded()
-            || plan.kind.is_some())
+            || plan.kind.is_some()
+            || plan.schema.is_some())
 }
 
 /// [`Error::NotFound`] for `filter` in `collection` (the model's, which

@@ -93,6 +93,30 @@ pub(crate) fn check_update(fields: &[&str], update: &BsonDocument, collection: &
     )
 }
 
+/// Refuses an upsert's `set_on_insert` path at, under or above a shard
+/// key field, as [`check_paths`] refuses a `set` path, unless it writes
+/// exactly that field with the value `filter` fixes it to (which changes
+/// nothing): the inserted document takes its shard key from the filter,
+/// the key the upsert is routed by, and another value would store a
+/// document under a key other than the one it was routed by (and that no
+/// longer matches its own filter).
+pub(crate) fn check_set_on_insert(
+    fields: &[&str],
+    set_on_insert: &BsonDocument,
+    filter: &BsonDocument,
+    collection: &str,
+) -> Result<()> {
+    let same_as_filter = |path: &str, value: &Bson| {
+        fields.contains(&path)
+            && crate::plan::filter_terms::fixed_value(filter, path) == Some(value)
+    };
+    let differing = set_on_insert
+        .iter()
+        .filter(|(path, value)| !same_as_filter(path, value))
+        .map(|(path, _)| path.as_str());
+    check_paths(fields, differing, collection)
+}
+
 /// Refuses an upsert whose `filter` does not fix every shard key field by
 /// equality ([`fixed_by`]): MongoDB routes an upsert on a sharded
 /// collection by its whole shard key, and the document it may insert
@@ -211,6 +235,30 @@ mod tests {
         assert_eq!(refused(doc! { "tenant": 1, "$set": 5 }), None);
         assert!(check_paths(&[], ["tenant"], "users").is_ok());
         assert!(check_paths(&["tenant"], ["name", "tenant"], "users").is_err());
+    }
+
+    #[test]
+    fn set_on_insert_of_a_shard_key_field_must_be_the_filters_value() {
+        let fields = ["tenant", "geo.zone"];
+        let filter = doc! { "tenant": 7, "geo.zone": "eu" };
+        let check = |soi: BsonDocument| check_set_on_insert(&fields, &soi, &filter, "users");
+        assert!(check(doc! { "tenant": 7, "name": "a" }).is_ok());
+        assert!(check(doc! { "geo.zone": "eu" }).is_ok());
+        for refused in [
+            doc! { "tenant": 8 },
+            doc! { "tenant": "7" },
+            doc! { "tenant.x": 1 },
+            doc! { "geo": { "zone": "eu" } },
+            doc! { "geo.zone": "us" },
+        ] {
+            let Err(Error::ShardKey(e)) = check(refused.clone()) else {
+                panic!("{refused} accepted")
+            };
+            assert_eq!(e.rule, ShardKeyRule::Changed, "{refused}");
+        }
+        // Not fixed by the filter: any value is refused.
+        let open = doc! { "geo.zone": "eu" };
+        assert!(check_set_on_insert(&fields, &doc! { "tenant": 7 }, &open, "users").is_err());
     }
 
     #[test]

@@ -21,6 +21,14 @@
 //!   (A numeric segment, `tags.3`, therefore addresses a field of an
 //!   embedded document, never an array element: the server refuses it on
 //!   an array.)
+//!
+//! On a model with a schema version, the inserted document stores the
+//! model's version under its key, and a stored document at any other
+//! schema version is left exactly as it is (every field, the version key
+//! included, keeps its stored value): an older one must be upgraded
+//! before a write of the model's fields lands on it, a newer one is never
+//! written by this model. The caller tells them apart by the schema
+//! version of the document the upsert returns.
 
 use mongodb::bson::{doc, Bson, Document};
 
@@ -62,6 +70,15 @@ fn bumped(key: &str) -> Bson {
             "default": &v,
         }
     })
+}
+
+/// `value` for the field `name` of an inserted document or one stored at
+/// schema `version` (under `key`); the stored field (or its absence) for a
+/// document at any other schema version.
+fn keep_other_versions(value: Bson, name: &str, key: &str, version: u32) -> Bson {
+    let version = crate::plan::versioning::int(i64::from(version));
+    let writable = doc! { "$or": [is_new(), { "$eq": [format!("${key}"), version] }] };
+    Bson::Document(doc! { "$cond": [writable, value, format!("${name}")] })
 }
 
 /// A field's new value: a tree of embedded fields, or an expression.
@@ -135,11 +152,14 @@ fn tree(entries: &[&(String, Bson)]) -> Node {
 
 /// The pipeline of an upsert whose operator form is `$set: set,
 /// $setOnInsert: set_on_insert`, bumping `version_key` (when given) on
-/// update and storing 0 on insert.
+/// update and storing 0 on insert; with `schema` (the schema version key
+/// and the model's version), storing that version on insert and changing
+/// only a stored document at that version.
 pub(crate) fn pipeline(
     set: &Document,
     set_on_insert: &Document,
     version_key: Option<&str>,
+    schema: Option<(&str, u32)>,
 ) -> Vec<Document> {
     let literal = |v: &Bson| Bson::Document(doc! { "$literal": v.clone() });
     let mut fields: Vec<(String, Field)> = Vec::new();
@@ -163,6 +183,10 @@ pub(crate) fn pipeline(
     if let Some(key) = version_key {
         entries.push((slot(key), false, key.to_string(), bumped(key)));
         entries.push((slot(key), true, key.to_string(), Bson::Int32(0)));
+    }
+    if let Some((key, version)) = schema {
+        let version = crate::plan::versioning::int(i64::from(version));
+        entries.push((slot(key), true, key.to_string(), version));
     }
     for (at, insert_only, path, value) in entries {
         let field = &mut fields[at].1;
@@ -188,6 +212,10 @@ pub(crate) fn pipeline(
             };
             Bson::Document(doc! { "$cond": [is_new(), on_insert, on_update] })
         };
+        let value = match schema {
+            Some((key, version)) => keep_other_versions(value, name, key, version),
+            None => value,
+        };
         stage.insert(name.clone(), value);
     }
     vec![doc! { "$set": stage }, doc! { "$unset": MARKER }]
@@ -203,6 +231,7 @@ mod tests {
             &doc! { "last": "$x" },
             &doc! { "plan": "free" },
             Some("__v"),
+            None,
         );
         assert_eq!(p.len(), 2);
         let stage = p[0].get_document("$set").unwrap();
@@ -227,6 +256,7 @@ mod tests {
             &doc! { "meta.city": "Oslo", "meta.geo.lat": 1 },
             &doc! { "meta.since": 2020 },
             None,
+            None,
         );
         let stage = p[0].get_document("$set").unwrap();
         let updated = doc! { "$mergeObjects": ["$meta", {
@@ -247,12 +277,37 @@ mod tests {
 
     #[test]
     fn on_insert_wins_a_path_written_by_both() {
-        let p = pipeline(&doc! { "a": 1 }, &doc! { "a": 2 }, None);
+        let p = pipeline(&doc! { "a": 1 }, &doc! { "a": 2 }, None, None);
         let stage = p[0].get_document("$set").unwrap();
         assert_eq!(
             stage.get("a").unwrap(),
             &Bson::Document(doc! { "$cond": [is_new(), { "$literal": 2 }, { "$literal": 1 }] })
         );
+    }
+
+    #[test]
+    fn with_a_schema_version_only_the_inserted_or_a_current_document_changes() {
+        let p = pipeline(&doc! { "a": 1 }, &doc! {}, Some("__v"), Some(("__sv", 2)));
+        let stage = p[0].get_document("$set").unwrap();
+        let writable = doc! { "$or": [is_new(), { "$eq": ["$__sv", 2] }] };
+        assert_eq!(
+            stage.get("a").unwrap(),
+            &Bson::Document(doc! { "$cond": [writable.clone(), { "$literal": 1 }, "$a"] })
+        );
+        assert_eq!(
+            stage.get("__v").unwrap(),
+            &Bson::Document(doc! {
+                "$cond": [writable.clone(), { "$cond": [is_new(), 0, bumped("__v")] }, "$__v"]
+            })
+        );
+        // Stored on insert; kept (at 2, or at any other version) on update.
+        assert_eq!(
+            stage.get("__sv").unwrap(),
+            &Bson::Document(doc! {
+                "$cond": [writable, { "$cond": [is_new(), 2, "$__sv"] }, "$__sv"]
+            })
+        );
+        assert_eq!(stage.len(), 3);
     }
 
     #[test]

@@ -116,16 +116,33 @@ impl Request {
     }
 }
 
-/// The insert of a new document planned as `plan`, with its `_id`: the
-/// value, version 0 under a version key, and the fence's token.
-pub(crate) fn insert<T: Schema>(plan: Plan, fence: Option<i64>) -> Result<Request> {
+/// What the insert of a new document planned as `plan` stores: the
+/// value, version 0 under a version key, the model's schema version under
+/// its key, and the fence's token. (`save()` and a batch insert the same.)
+pub(crate) fn inserted<T: Schema>(plan: &Plan, fence: Option<i64>) -> RawDocumentBuf {
     let mut stored = plan.current.clone();
-    if let Some(key) = T::__odm_meta().versioning.key {
+    let meta = T::__odm_meta();
+    if let Some(key) = meta.versioning.key {
         crate::bson_release::append(&mut stored, key, 0i32);
+    }
+    if let Some(schema) = meta.schema {
+        match i32::try_from(schema.current) {
+            Ok(version) => crate::bson_release::append(&mut stored, schema.key, version),
+            Err(_) => {
+                crate::bson_release::append(&mut stored, schema.key, i64::from(schema.current))
+            }
+        }
     }
     if let Some(token) = fence {
         crate::bson_release::append(&mut stored, FENCE, token);
     }
+    stored
+}
+
+/// The insert of a new document planned as `plan`, with its `_id`: what
+/// [`inserted`] stores.
+pub(crate) fn insert<T: Schema>(plan: Plan, fence: Option<i64>) -> Result<Request> {
+    let stored = inserted::<T>(&plan, fence);
     let id = codec::read_id(&plan.current)?;
     Ok(Request {
         send: Send::Insert(stored),
@@ -157,9 +174,9 @@ pub(crate) fn update<T: Schema>(
         fence::stamp(&mut update, token);
     }
     let (send, follow_up) = if update.is_empty() {
-        // An enum model's kind in the filter: a miss of a save with
-        // nothing to check but the kind is a stale copy if the document
-        // is still there.
+        // An enum model's kind, or the schema version, in the filter: a
+        // miss of a save with nothing to check but those is a stale copy
+        // if the document is still there.
         let follow_up = FollowUp {
             exists: only_guarded(&plan).then(|| target.clone()),
             stored: true,

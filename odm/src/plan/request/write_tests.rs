@@ -25,6 +25,7 @@ static META: Meta = Meta {
     shard_key: &[],
     hooks: false,
     kinds: None,
+    schema: None,
 };
 
 impl crate::schema::Schema for Item {
@@ -43,6 +44,7 @@ fn plan(changes: Vec<Change>, effect: Effect) -> Plan {
         positions: Vec::new(),
         reordered: false,
         kind: None,
+        schema: None,
     }
 }
 
