@@ -9,7 +9,7 @@
 // tests/layers.rs keeps every import pointing down):
 // bson_release, error -> codec, fields -> schema, validate -> plan -> wire
 // -> lock -> model, index -> atomic, bulk, many, typed, watch, page,
-// aggregate.
+// aggregate -> refs.
 mod bson_release;
 mod error;
 
@@ -38,6 +38,8 @@ pub mod watch;
 pub mod aggregate;
 pub mod page;
 
+pub mod refs;
+
 #[doc = include_str!("../docs/save-rules.md")]
 pub mod rules {}
 
@@ -55,6 +57,7 @@ pub use error::{
     Error, FencedError, HookError, LeaseLostError, LeaseTimeoutError, NotFoundError, Result,
     ShardKeyError, ShardKeyRule, ValidationError, ValidationErrors, VersionError,
 };
+pub use error::{DanglingError, ReferencedError};
 pub use fields::{FieldPath, Fields, Flattened};
 pub use index::{IndexError, SyncIndexes, SyncReport};
 pub use many::{DeleteMany, UpdateMany, UpdateReport};
@@ -69,6 +72,7 @@ pub use model::stream::FindStream;
 pub use model::Document;
 pub use model::Model;
 pub use page::{Page, PageStream, Paginate};
+pub use refs::{FindRefs, Joined, Lookup, Ref, Refs};
 pub use validate::Validate;
 pub use watch::{ChangeEvent, ChangeStream, ResumeToken, Watch};
 
@@ -85,6 +89,7 @@ pub use mongodb::bson;
 
 /// Everything a model file needs: `use odm::prelude::*;`.
 pub mod prelude {
+    pub use crate::refs::Ref;
     pub use crate::{
         Doc, Document, Error, Fields, Model, Result, Validate, ValidationError, ValidationErrors,
     };

@@ -11,20 +11,24 @@ use crate::model::Document;
 use crate::model::Model;
 use crate::plan::request::{find_modify, shard};
 use crate::wire::server_clock;
-use crate::wire::session::awaitable;
+use crate::wire::session::{awaitable, BoxFuture};
 
 /// A pending [`Model::claim`]; optionally [`sort`](Claim::sort) and
 /// [`session`](Claim::session), then `.await` it.
 #[must_use = "a claim does nothing until it is awaited"]
 pub struct Claim<'a, T: Document> {
-    model: &'a Model<T>,
-    filter: BsonDocument,
-    update: BsonDocument,
-    sort: Option<BsonDocument>,
-    session: Option<&'a mut ClientSession>,
+    pub(crate) model: &'a Model<T>,
+    pub(crate) filter: BsonDocument,
+    pub(crate) update: BsonDocument,
+    pub(crate) sort: Option<BsonDocument>,
+    pub(crate) session: Option<&'a mut ClientSession>,
     /// The token of a fenced claim.
-    fence: Option<i64>,
+    pub(crate) fence: Option<i64>,
 }
+
+/// A claim that applies the model's referential rules (`refs`), when the
+/// model has them: see [`guard`](crate::model::guard).
+pub(crate) type Guard<T> = for<'a> fn(Claim<'a, T>) -> BoxFuture<'a, Result<Option<Doc<T>>>>;
 
 impl<T: Document> Model<T> {
     /// Applies `update` to one document matching `filter`, atomically
@@ -120,18 +124,26 @@ awaitable! {
     /// Runs the claim inside `session` (and its transaction, if one is open).
     session;
     into_future(self) async move {
-        let Claim {
-            model,
-            filter,
-            update,
-            sort,
-            session,
-            fence,
-        } = self;
-        shard::check_update(T::__odm_meta().shard_key, &update, model.name())?;
-        let now = server_clock::now::<T>(&model.database(), model.name()).await?;
-        let request = find_modify::claim::<T>(filter, update, sort, fence, now);
-        let claimed = execute_atomic(model, &request, session).await?;
-        claimed.map(|raw| model.track(raw)).transpose()
+        match crate::model::guard::<T, Guard<T>>() {
+            Some(guarded) => guarded(self).await,
+            None => run(self).await,
+        }
     }
+}
+
+/// The claim, without the referential rules' step.
+pub(crate) async fn run<T: Document>(claim: Claim<'_, T>) -> Result<Option<Doc<T>>> {
+    let Claim {
+        model,
+        filter,
+        update,
+        sort,
+        session,
+        fence,
+    } = claim;
+    shard::check_update(T::__odm_meta().shard_key, &update, model.name())?;
+    let now = server_clock::now::<T>(&model.database(), model.name()).await?;
+    let request = find_modify::claim::<T>(filter, update, sort, fence, now);
+    let claimed = execute_atomic(model, &request, session).await?;
+    claimed.map(|raw| model.track(raw)).transpose()
 }

@@ -17,6 +17,20 @@ use crate::codec::scan::Walk;
 /// version key.
 pub(crate) const FENCE: &str = "__fence";
 
+/// The stored field a write that adds a reference under a referential
+/// rule increments on the document it refers to (see `refs::guard`), so
+/// that write and a delete of that document conflict; hidden from the
+/// value like the version key and the fence.
+pub(crate) const REFS: &str = "__refs";
+
+/// Whether `key` is one of odm's own top-level keys that no value sees
+/// besides the version key: the fence and the reference counter.
+#[inline]
+pub(crate) fn is_odm_key(key: &[u8]) -> bool {
+    use crate::codec::text::same;
+    same(key, FENCE.as_bytes()) || same(key, REFS.as_bytes())
+}
+
 /// The largest double read as a version: above it not every integer is a
 /// double, and the value could not be incremented exactly.
 pub(crate) const MAX_EXACT_DOUBLE: f64 = 9_007_199_254_740_992.0;
@@ -61,20 +75,19 @@ fn describe(value: RawBsonRef<'_>) -> String {
     }
 }
 
-/// `raw` without its top-level elements under `key` or under the fence
-/// key (`__fence`, written by fenced writes): what the value's
+/// `raw` without its top-level elements under `key` or under odm's own
+/// keys (`__fence`, written by fenced writes, and `__refs`): what the value's
 /// deserializer sees. Borrowed when there is nothing to leave out (or the
 /// document is malformed: decoding it then fails anyway).
 pub(crate) fn hidden<'a>(raw: &'a RawDocument, key: Option<&str>) -> Cow<'a, RawDocument> {
-    let fence = FENCE;
     let present = |k: &str| matches!(raw.get(k), Ok(Some(_)));
-    if !present(fence) && !key.is_some_and(present) {
+    if !present(FENCE) && !present(REFS) && !key.is_some_and(present) {
         return Cow::Borrowed(raw);
     }
     let mut out = RawDocumentBuf::new();
     for element in raw {
         match element.map(|(k, v)| (crate::bson_release::key_str(k), v)) {
-            Ok((k, _)) if k == fence || Some(k) == key => {}
+            Ok((k, _)) if is_odm_key(k.as_bytes()) || Some(k) == key => {}
             Ok((k, v)) => crate::bson_release::append_ref(&mut out, k, v),
             Err(_) => return Cow::Borrowed(raw),
         }
@@ -82,14 +95,14 @@ pub(crate) fn hidden<'a>(raw: &'a RawDocument, key: Option<&str>) -> Cow<'a, Raw
     Cow::Owned(out)
 }
 
-/// Whether `stored` without its top-level version key and fence (what
+/// Whether `stored` without its top-level version key and odm's keys (what
 /// [`hidden`] leaves) holds exactly `snapshot`'s elements, byte for byte
 /// and in order: the usual case of a value just loaded or saved, which
 /// serializes as it is stored. One walk of each, nothing copied; `false`
 /// also when either document is malformed (the caller then takes the
 /// general path, which reports it).
 pub(crate) fn hides_to(stored: &RawDocument, key: Option<&str>, snapshot: &RawDocument) -> bool {
-    let hidden = |k: &[u8]| k == FENCE.as_bytes() || key.is_some_and(|key| k == key.as_bytes());
+    let hidden = |k: &[u8]| is_odm_key(k) || key.is_some_and(|key| k == key.as_bytes());
     let (Ok(mut stored), Ok(mut snapshot)) =
         (Walk::new(stored.as_bytes()), Walk::new(snapshot.as_bytes()))
     else {

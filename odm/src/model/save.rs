@@ -11,7 +11,15 @@ use crate::model::execute::execute;
 use crate::model::hooks::{self, HookContext};
 use crate::model::Document;
 use crate::plan::request::{self, shard, write, Plan};
-use crate::wire::session::awaitable;
+use crate::wire::session::{awaitable, BoxFuture};
+
+/// A save that applies the model's referential rules (`refs`), when the
+/// model has them: see [`guard`](crate::model::guard).
+pub(crate) type Guard<T> = for<'a> fn(
+    &'a mut Doc<T>,
+    Option<&'a mut ClientSession>,
+    Option<i64>,
+) -> BoxFuture<'a, Result<()>>;
 
 /// A pending [`Doc::save`]; `.await` it, optionally after
 /// [`session`](Save::session).
@@ -79,7 +87,12 @@ awaitable! {
     impl['a, T: Document] Save<'a, T> => Result<()>;
     /// Runs the save inside `session` (and its transaction, if one is open).
     session;
-    into_future(self) run(self.doc, self.session, self.fence)
+    into_future(self) async move {
+        match crate::model::guard::<T, Guard<T>>() {
+            Some(guarded) => guarded(self.doc, self.session, self.fence).await,
+            None => run(self.doc, self.session, self.fence).await,
+        }
+    }
 }
 
 /// What every save of `doc` does first, alone or in a batch
@@ -130,7 +143,7 @@ pub(crate) fn planned<T: Document>(doc: &mut Doc<T>) -> Result<Plan> {
 /// A save, top-down: `before_save`, the plan (an id for a new document,
 /// the validators, the shard key rule, the server's clock), the one
 /// request it makes, sent and committed by the one executor, `after_save`.
-async fn run<T: Document>(
+pub(crate) async fn run<T: Document>(
     doc: &mut Doc<T>,
     mut session: Option<&mut ClientSession>,
     fence: Option<i64>,

@@ -71,7 +71,7 @@ impl<'de> Elements<'de> {
     /// Whether a key is never shown (see [`skipping`](Self::skipping)).
     fn hides(&self, key: &[u8]) -> bool {
         self.top
-            && (same(key, crate::codec::version_key::FENCE.as_bytes())
+            && (crate::codec::version_key::is_odm_key(key)
                 || self.skip.is_some_and(|skip| same(skip.as_bytes(), key)))
     }
 
