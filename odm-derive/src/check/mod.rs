@@ -9,6 +9,7 @@ mod index;
 mod index_kinds;
 mod lifecycle;
 mod paths;
+mod references;
 pub mod validate;
 
 use crate::ast::Container;
@@ -24,6 +25,7 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     validate::check(cx, cont);
     check_timestamps(cx, cont);
     lifecycle::check(cx, cont);
+    references::check(cx, cont);
 }
 
 /// `timestamps` needs two distinct stored fields under its BSON names; their

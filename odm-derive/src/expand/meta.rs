@@ -73,6 +73,7 @@ pub fn impl_document(cont: &Container) -> TokenStream {
     };
     let hooks = cont.attrs.hooks.is_some();
     let hook_methods = super::hooks::hook_methods(cont);
+    let guard = super::references::guard_method(cont);
     quote! {
         impl #impl_generics ::odm::__private::Schema for #ident #ty_generics #where_clause {
             #validate
@@ -99,7 +100,9 @@ pub fn impl_document(cont: &Container) -> TokenStream {
             #set_id
             #hook_methods
         }
-        impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {}
+        impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {
+            #guard
+        }
     }
 }
 

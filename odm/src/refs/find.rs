@@ -86,26 +86,6 @@ impl<'a, T: Linked> FindRefs<'a, T> {
         LeanRefs(self)
     }
 
-    /// The chunks of ids, each one `find`.
-    fn chunks(&self) -> Vec<Vec<Bson>> {
-        let mut chunks = Vec::new();
-        let mut chunk: Vec<Bson> = Vec::new();
-        let mut bytes = 0;
-        for r in &self.refs {
-            let size = size_of(r.id());
-            if !chunk.is_empty() && (chunk.len() == MAX_IDS || bytes + size > MAX_ID_BYTES) {
-                chunks.push(std::mem::take(&mut chunk));
-                bytes = 0;
-            }
-            bytes += size;
-            chunk.push(r.id().clone());
-        }
-        if !chunk.is_empty() {
-            chunks.push(chunk);
-        }
-        chunks
-    }
-
     /// Reads every chunk with `read` (a tracked or a lean `find`), and
     /// files each value under its ref.
     async fn run<D>(
@@ -119,11 +99,13 @@ impl<'a, T: Linked> FindRefs<'a, T> {
         id_of: impl Fn(&D) -> Ref<T>,
     ) -> Result<Refs<T, D>> {
         let mut refs = Refs::new(std::mem::take(&mut self.refs));
-        for chunk in self.chunks() {
+        for chunk in chunks(&refs.refs, MAX_IDS, MAX_ID_BYTES) {
+            // One batch holds every target: with one slot more than
+            // there are ids, the server closes the cursor with it (no
+            // `getMore`).
             let mut options = self.options.clone();
-            options
-                .batch_size
-                .get_or_insert(chunk.len().min(u32::MAX as usize) as u32);
+            let all = (chunk.len() + 1).min(u32::MAX as usize) as u32;
+            options.batch_size.get_or_insert(all);
             let session = self.session.as_deref_mut();
             for value in read(self.model, chunk, options, session).await? {
                 refs.file(id_of(&value), value);
@@ -261,6 +243,27 @@ impl<T, D: std::fmt::Debug> std::fmt::Debug for Refs<T, D> {
     }
 }
 
+/// The ids of `refs` in chunks, each one `find`: at most `max_ids` ids
+/// and `max_bytes` of them (a chunk holds one id at least).
+fn chunks<T>(refs: &[Ref<T>], max_ids: usize, max_bytes: usize) -> Vec<Vec<Bson>> {
+    let mut chunks = Vec::new();
+    let mut chunk: Vec<Bson> = Vec::new();
+    let mut bytes = 0;
+    for r in refs {
+        let size = size_of(r.id());
+        if !chunk.is_empty() && (chunk.len() == max_ids || bytes + size > max_bytes) {
+            chunks.push(std::mem::take(&mut chunk));
+            bytes = 0;
+        }
+        bytes += size;
+        chunk.push(r.id().clone());
+    }
+    if !chunk.is_empty() {
+        chunks.push(chunk);
+    }
+    chunks
+}
+
 /// About how many bytes `id` takes in a `$in` list.
 fn size_of(id: &Bson) -> usize {
     8 + match id {
@@ -294,6 +297,19 @@ mod tests {
         assert_eq!(refs.missing().collect::<Vec<_>>(), [&r(b)]);
         assert_eq!(refs.iter().map(|(_, v)| *v).collect::<Vec<_>>(), ["a", "c"]);
         assert_eq!(refs.into_docs(), ["a", "c"]);
+    }
+
+    #[test]
+    fn ids_are_chunked_by_count_and_by_bytes() {
+        let refs: Vec<Ref<Any>> = (0..7).map(|n| Ref::from_bson(Bson::Int64(n))).collect();
+        let sizes = |c: Vec<Vec<Bson>>| c.iter().map(Vec::len).collect::<Vec<_>>();
+        assert_eq!(sizes(chunks(&refs, 3, usize::MAX)), [3, 3, 1]);
+        // 16 bytes an Int64 id: two fit in 40 bytes.
+        assert_eq!(sizes(chunks(&refs, 100, 40)), [2, 2, 2, 1]);
+        // One id larger than the budget still goes, alone.
+        let long = vec![Ref::<Any>::from_bson(Bson::String("x".repeat(100)))];
+        assert_eq!(sizes(chunks(&long, 100, 40)), [1]);
+        assert!(chunks::<Any>(&[], 3, 40).is_empty());
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! [`Ref<T>`]: a typed link to a document of model `T`, stored as the
 //! target's `_id` and nothing else.
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
@@ -221,14 +221,61 @@ impl<T> Serialize for Ref<T> {
     }
 }
 
-/// Read as `T`'s id type, so a stored reference of another type fails
-/// the load naming the field (`Error::Deserialize`).
+/// Read as stored, then checked against `T`'s id type: the value must
+/// read as one, and be stored in the type that id is stored in (numbers
+/// of any width for a number), since a query for the reference matches
+/// that type only. Otherwise the load fails naming the field
+/// ([`Error::Deserialize`]): an `ObjectId` id referred to by its hex
+/// string, say.
 impl<'de, T: Linked> Deserialize<'de> for Ref<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        let id = T::Id::deserialize(deserializer)?;
-        let id = id_to_bson(&id).map_err(serde::de::Error::custom)?;
+        use serde::de::Error as _;
+        let stored = Bson::deserialize(deserializer)?;
+        if TypeId::of::<T::Id>() == TypeId::of::<ObjectId>() {
+            // The common case, without a round trip through the id type.
+            return match stored {
+                Bson::ObjectId(_) => Ok(Ref::from_bson(stored)),
+                other => Err(D::Error::custom(wrong_type(&other, "an ObjectId"))),
+            };
+        }
+        let id: T::Id = crate::bson_release::from_bson(stored.clone()).map_err(D::Error::custom)?;
+        let id = id_to_bson(&id).map_err(D::Error::custom)?;
+        if !same_kind(&stored, &id) {
+            return Err(D::Error::custom(wrong_type(&stored, kind(&id))));
+        }
         Ok(Ref::from_bson(id))
     }
+}
+
+/// Whether `a` and `b` are stored in the same BSON type (numbers of any
+/// width being one).
+fn same_kind(a: &Bson, b: &Bson) -> bool {
+    let number = |v: &Bson| matches!(v, Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_));
+    a.element_type() == b.element_type() || (number(a) && number(b))
+}
+
+/// What a stored value is, for an error text (never the value).
+fn kind(value: &Bson) -> &'static str {
+    match value {
+        Bson::ObjectId(_) => "an ObjectId",
+        Bson::String(_) => "a string",
+        Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_) => "a number",
+        Bson::Null => "null",
+        Bson::Boolean(_) => "a boolean",
+        Bson::Document(_) => "a document",
+        Bson::Array(_) => "an array",
+        Bson::DateTime(_) => "a date",
+        Bson::Binary(_) => "binary data",
+        _ => "another BSON type",
+    }
+}
+
+/// The refusal of a stored reference of the wrong type.
+fn wrong_type(stored: &Bson, expected: &str) -> String {
+    format!(
+        "a reference is stored as {}, but its target's `_id` is stored as {expected}",
+        kind(stored)
+    )
 }
 
 /// An id as MongoDB compares `_id`s: numbers by value whatever their
@@ -316,6 +363,20 @@ mod tests {
         assert_eq!(id_to_bson(&7_u32).unwrap(), Bson::Int64(7));
         assert_eq!(id_to_bson(&Some(oid)).unwrap(), Bson::ObjectId(oid));
         assert!(id_to_bson(&u64::MAX).is_err());
+    }
+
+    #[test]
+    fn a_stored_ref_must_have_its_ids_type() {
+        assert!(same_kind(&Bson::Int32(1), &Bson::Int64(1)));
+        assert!(!same_kind(&Bson::String("1".into()), &Bson::Int64(1)));
+        assert!(same_kind(
+            &Bson::ObjectId(ObjectId::new()),
+            &Bson::ObjectId(ObjectId::new())
+        ));
+        assert_eq!(
+            wrong_type(&Bson::String("65a".into()), "an ObjectId"),
+            "a reference is stored as a string, but its target's `_id` is stored as an ObjectId"
+        );
     }
 
     #[test]
