@@ -108,6 +108,15 @@ async fn stored<T: odm::Document>(model: &Model<T>, id: ObjectId) -> Option<Bson
         .unwrap()
 }
 
+async fn stored_fans(books: &Model<Book>, id: ObjectId) -> Vec<Bson> {
+    stored(books, id)
+        .await
+        .unwrap()
+        .get_array("fans")
+        .unwrap()
+        .clone()
+}
+
 fn referenced(e: Error) -> ReferencedError {
     match e {
         Error::Referenced(e) => *e,
@@ -186,17 +195,23 @@ async fn clear_and_pull_remove_the_reference_and_bump_the_version() {
     assert_eq!(stored.get_i32("__v").unwrap(), 2);
     let note = x.notes.find_by_id(note.id).await.unwrap().unwrap();
     assert_eq!(note.by, None);
-    // A stale copy of the book still holds bob: a save that writes its
-    // fans checks them all and is refused; a versioned save fails on the
-    // bumped version.
+    // A stale copy of the book still holds bob: its push writes only the
+    // pushed id (bob stays pulled); its versioned save fails on the
+    // version the rules bumped.
     let mut stale = b;
     stale.fans.push(Ref::from(&ann));
+    stale.save().await.unwrap();
+    let fans = stored_fans(&x.books, stale.id).await;
+    assert_eq!(fans, vec![Bson::ObjectId(ann.id), Bson::ObjectId(ann.id)]);
+    // Writing the whole list writes every id in it: bob is refused.
+    stale.fans.reverse();
     let e = dangling(stale.save().await.unwrap_err());
     assert_eq!((e.path(), e.id()), ("fans", &Bson::ObjectId(bob.id)));
-    stale.fans.pop();
-    stale.title = "stale".into();
-    stale.increment();
-    let outcome = stale.save().await;
+    let raw = odm::bson::RawDocumentBuf::from_document(&stored).unwrap();
+    let mut older = x.books.hydrate(&raw).unwrap();
+    older.title = "stale".into();
+    older.increment();
+    let outcome = older.save().await;
     assert!(matches!(outcome, Err(Error::Version(_))), "{outcome:?}");
     m.finish().await;
 }

@@ -71,14 +71,33 @@ fn declared<T: Linked>(model: &Model<T>) -> bool {
     model.name() == T::__odm_meta().collection
 }
 
-/// The ids `doc` holds under each rule as last read or written.
-fn before<T: Linked>(doc: &Doc<T>) -> Option<Targets> {
-    Some(plan::stored_ids(T::RULES, doc.as_stored()?))
+/// What saving `doc` writes under the rules: every id of a new
+/// document; for a stored one, when a rule field's ids changed since it
+/// was read, the ids its update writes (`$set` of a field, `$push` of the
+/// appended ids, none for a pull), read from [`Doc::changes`] as an
+/// `update_many` is read. A hook's changes come after (see [`by_hook`]).
+fn written<T: Linked>(doc: &Doc<T>) -> Result<Targets> {
+    let now = ids_of::<T>(doc);
+    let Some(stored) = doc.as_stored() else {
+        return Ok(now);
+    };
+    let changed = plan::written(Some(&plan::stored_ids(T::RULES, stored)), &now);
+    if plan::none(&changed) {
+        return Ok(changed);
+    }
+    match doc.try_changes() {
+        Ok(Some((_, update))) => plan::written_by_update(T::RULES, doc.model().name(), &update),
+        Ok(None) => Ok(Targets::new()),
+        // The save fails before sending: nothing to mark.
+        Err(_) => Ok(changed),
+    }
 }
 
-/// What saving `doc` writes under the rules.
-fn written<T: Linked>(doc: &Doc<T>, before: Option<&Targets>) -> Targets {
-    plan::written(before, &ids_of::<T>(doc))
+/// What a `before_save` hook wrote under the rules: the ids of each rule
+/// field it changed (from `was`, the ids before the save, to the value
+/// as saved).
+fn by_hook<T: Linked>(doc: &Doc<T>, was: &Targets, marked: &Targets) -> Targets {
+    plan::minus(&plan::written(Some(was), &ids_of::<T>(doc)), marked)
 }
 
 fn save_doc<'a, T: Linked + RulesClone>(
@@ -91,24 +110,23 @@ fn save_doc<'a, T: Linked + RulesClone>(
         if T::RULES.is_empty() || !declared(doc.model()) {
             return save::run(doc, session, fence).await;
         }
-        let before = before(doc);
-        let first = written(doc, before.as_ref());
+        let first = written(doc)?;
         // A hook may change a reference: a hooked model's save runs in a
         // transaction, to mark what the hook wrote once it ran.
         if plan::none(&first) && !hooked {
             return save::run(doc, session, fence).await;
         }
+        let was = ids_of::<T>(doc);
         let db = doc.model().database();
         let client = db.client().clone();
         in_transaction(&client, session, doc, move |s, doc| {
-            let (db, first, before) = (db.clone(), first.clone(), before.clone());
+            let (db, first, was) = (db.clone(), first.clone(), was.clone());
             let doc: &mut Doc<T> = &mut **doc;
             Box::pin(async move {
                 mark::<T>(&db, &first, s).await?;
                 save::run(doc, Some(&mut *s), fence).await?;
                 if hooked {
-                    let more = plan::minus(&written(doc, before.as_ref()), &first);
-                    mark::<T>(&db, &more, s).await?;
+                    mark::<T>(&db, &by_hook(doc, &was, &first), s).await?;
                 }
                 Ok(())
             }) as BoxFuture<'_, Result<()>>
@@ -182,11 +200,11 @@ fn bulk_save<'a, T: Linked + RulesClone>(
         if T::RULES.is_empty() || !declared(op.model) {
             return op.unguarded().await;
         }
-        let befores: Vec<Option<Targets>> = op.docs.iter().map(before).collect();
         let mut first = Targets::new();
-        for (doc, before) in op.docs.iter().zip(&befores) {
-            plan::add(&mut first, written(doc, before.as_ref()));
+        for doc in op.docs.iter() {
+            plan::add(&mut first, written(doc)?);
         }
+        let was: Vec<Targets> = op.docs.iter().map(|doc| ids_of::<T>(doc)).collect();
         if plan::none(&first) && !hooked {
             return op.unguarded().await;
         }
@@ -200,7 +218,7 @@ fn bulk_save<'a, T: Linked + RulesClone>(
         let db = model.database();
         let client = db.client().clone();
         in_transaction(&client, session, Batch(docs), move |s, batch| {
-            let (db, first, befores) = (db.clone(), first.clone(), befores.clone());
+            let (db, first, was) = (db.clone(), first.clone(), was.clone());
             let docs: &mut [Doc<T>] = &mut *batch.0;
             Box::pin(async move {
                 mark::<T>(&db, &first, s).await?;
@@ -217,10 +235,10 @@ fn bulk_save<'a, T: Linked + RulesClone>(
                 }
                 if hooked {
                     let mut more = Targets::new();
-                    for (doc, before) in docs.iter().zip(&befores) {
-                        plan::add(&mut more, written(doc, before.as_ref()));
+                    for (doc, was) in docs.iter().zip(&was) {
+                        plan::add(&mut more, by_hook(doc, was, &first));
                     }
-                    mark::<T>(&db, &plan::minus(&more, &first), s).await?;
+                    mark::<T>(&db, &more, s).await?;
                 }
                 Ok(outcomes)
             }) as BoxFuture<'_, Result<Vec<Result<()>>>>
