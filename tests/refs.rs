@@ -82,7 +82,7 @@ async fn a_ref_is_stored_as_the_targets_id_and_loads_back() {
     let (users, posts) = (User::model(&t.db), Post::model(&t.db));
     let (ann, bob) = (user("ann"), user("bob"));
     let mut p = post(&ann);
-    p.reviewers = vec![Ref::new(bob.id), Ref::new(&ann.id)];
+    p.reviewers = vec![Ref::new(bob.id), Ref::new(ann.id)];
     p.review = Some(Review {
         by: Ref::new(bob.id),
         stars: 5,
@@ -113,7 +113,9 @@ async fn a_ref_is_stored_as_the_targets_id_and_loads_back() {
         tag: Ref::new("rust"),
     };
     assert_eq!(label.tag, Ref::from(&rust));
-    assert_eq!(label.tag, Ref::new(String::from("rust")));
+    let name = String::from("rust");
+    assert_eq!(label.tag, Ref::new(&name));
+    assert_eq!(label.tag, Ref::new(name));
     Label::model(&t.db).create(label.clone()).await.unwrap();
     let stored = raw(&Label::model(&t.db), 1_i64).await;
     assert_eq!(stored.get("tag"), Some(&Bson::String("rust".into())));

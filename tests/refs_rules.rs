@@ -336,12 +336,12 @@ async fn every_write_of_a_reference_to_nothing_is_refused() {
     let f = Book::fields();
     let update = x
         .books
-        .update_many(doc! {}, f.editor().set(&Ref::from(&ghost)))
+        .update_many(doc! {}, f.editor().set(Ref::from(&ghost)))
         .await;
     assert_eq!(check(update.unwrap_err()), "editor");
     let claim = x
         .books
-        .claim(doc! { "title": "saved" }, f.fans().push(&Ref::from(&ghost)))
+        .claim(doc! { "title": "saved" }, f.fans().push(Ref::from(&ghost)))
         .await;
     assert_eq!(check(claim.unwrap_err()), "fans");
     let stored = stored(&x.books, b.id).await.unwrap();
@@ -351,12 +351,12 @@ async fn every_write_of_a_reference_to_nothing_is_refused() {
 
     // The same writes to an existing author land.
     x.books
-        .update_many(doc! {}, f.editor().set(&Ref::from(&*ann)))
+        .update_many(doc! {}, f.editor().set(Ref::from(&*ann)))
         .await
         .unwrap();
     let claimed = x
         .books
-        .claim(doc! { "title": "saved" }, f.fans().push(&Ref::from(&*ann)))
+        .claim(doc! { "title": "saved" }, f.fans().push(Ref::from(&*ann)))
         .await
         .unwrap()
         .unwrap();

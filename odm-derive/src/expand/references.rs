@@ -93,11 +93,10 @@ pub fn impl_linked(cont: &Container, stub: bool) -> TokenStream {
             OnDelete::Refuse | OnDelete::Cascade => TokenStream::new(),
         };
         let listed = quote_spanned!(ty.span()=> let _ = #r::check_rule::<#ty, Self>;);
-        quote! {
-            #kind
-            #listed
+        let ids = quote_spanned! {ty.span()=>
             <#ty as #r::RefField>::each_id(&self.#field, &mut |id| each(#i, id));
-        }
+        };
+        quote!(#kind #listed #ids)
     });
     let referrers = cont
         .attrs
@@ -140,7 +139,9 @@ fn rule(field: &Field) -> TokenStream {
     let (_, attr) = field.attrs.reference.as_ref().expect("a rule field");
     let variant = syn::Ident::new(attr.on_delete.variant(), attr.span);
     let target = quote_spanned!(ty.span()=> <#ty as #r::RefField>::Target);
-    quote! {
+    // Spanned at the field's type: a type that holds no refs is reported
+    // there, once.
+    quote_spanned! {ty.span()=>
         #r::Rule {
             path: #path,
             on_delete: #r::OnDelete::#variant,

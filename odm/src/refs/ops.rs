@@ -121,7 +121,7 @@ fn save_doc<'a, T: Linked + RulesClone>(
         let client = db.client().clone();
         in_transaction(&client, session, doc, move |s, doc| {
             let (db, first, was) = (db.clone(), first.clone(), was.clone());
-            let doc: &mut Doc<T> = &mut **doc;
+            let doc: &mut Doc<T> = doc;
             Box::pin(async move {
                 mark::<T>(&db, &first, s).await?;
                 save::run(doc, Some(&mut *s), fence).await?;
@@ -148,7 +148,7 @@ fn delete_doc<'a, T: Linked + RulesClone>(
         let client = db.client().clone();
         in_transaction(&client, session, doc, move |s, doc| {
             let (db, id) = (db.clone(), id.clone());
-            let doc: &mut Doc<T> = &mut **doc;
+            let doc: &mut Doc<T> = doc;
             Box::pin(async move {
                 on_delete::<T>(&db, &[id], s, &mut Reached::default()).await?;
                 delete_one::run(doc, Some(s)).await
@@ -272,7 +272,7 @@ fn insert_many<'a, T: Linked + RulesClone>(
         let client = db.client().clone();
         in_transaction(&client, session, model, move |s, model| {
             let (db, first, values) = (db.clone(), first.clone(), values.clone());
-            let model: &'a Model<T> = *model;
+            let model: &'a Model<T> = model;
             Box::pin(async move {
                 mark::<T>(&db, &first, s).await?;
                 let op = InsertMany {
@@ -322,7 +322,7 @@ fn update<'a, T: Linked + RulesClone>(
         in_transaction(&client, session, model, move |s, model| {
             let (db, targets) = (db.clone(), targets.clone());
             let (filter, update) = (filter.clone(), update.clone());
-            let model: &'a Model<T> = *model;
+            let model: &'a Model<T> = model;
             Box::pin(async move {
                 mark::<T>(&db, &targets, s).await?;
                 let op = UpdateMany {
@@ -353,7 +353,7 @@ fn delete<'a, T: Linked + RulesClone>(op: DeleteMany<'a, T>) -> BoxFuture<'a, Re
         let client = db.client().clone();
         in_transaction(&client, session, model, move |s, model| {
             let (db, filter) = (db.clone(), filter.clone());
-            let model: &'a Model<T> = *model;
+            let model: &'a Model<T> = model;
             Box::pin(async move {
                 let ids = super::send::ids_matching(&db, model.name(), filter, s).await?;
                 on_delete::<T>(&db, &ids, s, &mut Reached::default()).await?;
@@ -397,7 +397,7 @@ fn upsert_one<'a, T: Linked + RulesClone>(op: Upsert<'a, T>) -> BoxFuture<'a, Re
         in_transaction(&client, session, model, move |s, model| {
             let (db, targets) = (db.clone(), targets.clone());
             let (filter, set, set_on_insert) = (filter.clone(), set.clone(), set_on_insert.clone());
-            let model: &'a Model<T> = *model;
+            let model: &'a Model<T> = model;
             Box::pin(async move {
                 mark::<T>(&db, &targets, s).await?;
                 let op = Upsert {
@@ -439,7 +439,7 @@ fn claim_one<'a, T: Linked + RulesClone>(
         in_transaction(&client, session, model, move |s, model| {
             let (db, targets) = (db.clone(), targets.clone());
             let (filter, update, sort) = (filter.clone(), update.clone(), sort.clone());
-            let model: &'a Model<T> = *model;
+            let model: &'a Model<T> = model;
             Box::pin(async move {
                 mark::<T>(&db, &targets, s).await?;
                 let op = Claim {

@@ -116,7 +116,7 @@ pub(crate) fn count_one<'a>(
             .unwrap_or_default();
         let one = group.remove("one").unwrap_or(Bson::Null);
         let at = group.remove("at").unwrap_or(Bson::Null);
-        Ok((n > 0).then(|| (n as u64, one, at)))
+        Ok((n > 0).then_some((n as u64, one, at)))
     })
 }
 
