@@ -169,15 +169,14 @@ pub(crate) fn apply<'a, A: Linked>(d: Delete<'a>) -> BoxFuture<'a, Result<()>> {
 }
 
 /// Which of `ids` the referring document's field (`at`: one id or an
-/// array of them) holds.
+/// array of them) holds, as the delete names it.
 fn referred(at: &Bson, ids: &[Bson]) -> Bson {
-    let wanted: HashSet<Ref<()>> = ids.iter().cloned().map(Ref::from_bson).collect();
-    let held: Vec<&Bson> = match at {
-        Bson::Array(items) => items.iter().collect(),
-        one => vec![one],
+    let held: HashSet<Ref<()>> = match at {
+        Bson::Array(items) => items.iter().cloned().map(Ref::from_bson).collect(),
+        one => HashSet::from([Ref::from_bson(one.clone())]),
     };
-    held.into_iter()
-        .find(|id| wanted.contains(&Ref::from_bson((*id).clone())))
+    ids.iter()
+        .find(|id| held.contains(&Ref::from_bson((*id).clone())))
         .or(ids.first())
         .cloned()
         .unwrap_or(Bson::Null)
@@ -192,7 +191,7 @@ mod tests {
         let ids = [Bson::Int64(1), Bson::Int64(2)];
         assert_eq!(referred(&Bson::Int32(2), &ids), Bson::Int64(2));
         let list = Bson::Array(vec![Bson::Int64(9), Bson::Int64(2), Bson::Int64(1)]);
-        assert_eq!(referred(&list, &ids), Bson::Int64(2));
+        assert_eq!(referred(&list, &ids), Bson::Int64(1));
         assert_eq!(referred(&Bson::Null, &ids), Bson::Int64(1));
     }
 

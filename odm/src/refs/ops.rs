@@ -247,6 +247,39 @@ fn bulk_save<'a, T: Linked + RulesClone>(
     })
 }
 
+/// Runs `op` (built anew for each attempt, inside the transaction's
+/// session) after marking `targets`, in a transaction: how the writes
+/// that are not one `Doc`'s run under the rules.
+fn marked<'a, T, R, F>(
+    model: &'a Model<T>,
+    session: Option<&'a mut ClientSession>,
+    targets: Targets,
+    op: F,
+) -> BoxFuture<'a, Result<R>>
+where
+    T: Linked + RulesClone,
+    R: Send + 'a,
+    F: for<'b> Fn(&'b Model<T>, &'b mut ClientSession) -> BoxFuture<'b, Result<R>>
+        + Clone
+        + Send
+        + Sync
+        + 'a,
+{
+    Box::pin(async move {
+        let db = model.database();
+        let client = db.client().clone();
+        in_transaction(&client, session, model, move |s, model| {
+            let (db, targets, op) = (db.clone(), targets.clone(), op.clone());
+            let model: &Model<T> = model;
+            Box::pin(async move {
+                mark::<T>(&db, &targets, s).await?;
+                op(model, s).await
+            }) as BoxFuture<'_, Result<R>>
+        })
+        .await
+    })
+}
+
 fn insert_many<'a, T: Linked + RulesClone>(
     op: InsertMany<'a, T>,
 ) -> BoxFuture<'a, Result<Vec<Result<Doc<T>>>>> {
@@ -268,13 +301,10 @@ fn insert_many<'a, T: Linked + RulesClone>(
             path,
             session,
         } = op;
-        let db = model.database();
-        let client = db.client().clone();
-        in_transaction(&client, session, model, move |s, model| {
-            let (db, first, values) = (db.clone(), first.clone(), values.clone());
-            let model: &'a Model<T> = model;
+        let marked_first = first.clone();
+        marked(model, session, first, move |model, s| {
+            let (values, first) = (values.clone(), marked_first.clone());
             Box::pin(async move {
-                mark::<T>(&db, &first, s).await?;
                 let op = InsertMany {
                     model,
                     values,
@@ -290,10 +320,10 @@ fn insert_many<'a, T: Linked + RulesClone>(
                     for doc in outcomes.iter().flatten() {
                         plan::add(&mut more, ids_of::<T>(doc));
                     }
-                    mark::<T>(&db, &plan::minus(&more, &first), s).await?;
+                    mark::<T>(&model.database(), &plan::minus(&more, &first), s).await?;
                 }
                 Ok(outcomes)
-            }) as BoxFuture<'_, Result<Vec<Result<Doc<T>>>>>
+            })
         })
         .await
     })
@@ -310,30 +340,17 @@ fn update<'a, T: Linked + RulesClone>(
         if plan::none(&targets) {
             return op.unguarded().await;
         }
-        let UpdateMany {
-            model,
-            filter,
-            update,
-            keep_version,
-            session,
-        } = op;
-        let db = model.database();
-        let client = db.client().clone();
-        in_transaction(&client, session, model, move |s, model| {
-            let (db, targets) = (db.clone(), targets.clone());
+        let (filter, update, keep_version) = (op.filter, op.update, op.keep_version);
+        marked(op.model, op.session, targets, move |model, s| {
             let (filter, update) = (filter.clone(), update.clone());
-            let model: &'a Model<T> = model;
-            Box::pin(async move {
-                mark::<T>(&db, &targets, s).await?;
-                let op = UpdateMany {
-                    model,
-                    filter,
-                    update,
-                    keep_version,
-                    session: Some(&mut *s),
-                };
-                op.unguarded().await
-            }) as BoxFuture<'_, Result<UpdateReport>>
+            UpdateMany {
+                model,
+                filter,
+                update,
+                keep_version,
+                session: Some(s),
+            }
+            .unguarded()
         })
         .await
     })
@@ -384,32 +401,17 @@ fn upsert_one<'a, T: Linked + RulesClone>(op: Upsert<'a, T>) -> BoxFuture<'a, Re
         if plan::none(&targets) {
             return upsert::run(op).await;
         }
-        let Upsert {
-            model,
-            filter,
-            set,
-            set_on_insert,
-            session,
-            fence,
-        } = op;
-        let db = model.database();
-        let client = db.client().clone();
-        in_transaction(&client, session, model, move |s, model| {
-            let (db, targets) = (db.clone(), targets.clone());
-            let (filter, set, set_on_insert) = (filter.clone(), set.clone(), set_on_insert.clone());
-            let model: &'a Model<T> = model;
-            Box::pin(async move {
-                mark::<T>(&db, &targets, s).await?;
-                let op = Upsert {
-                    model,
-                    filter,
-                    set,
-                    set_on_insert,
-                    session: Some(&mut *s),
-                    fence,
-                };
-                upsert::run(op).await
-            }) as BoxFuture<'_, Result<Doc<T>>>
+        let (filter, set, set_on_insert, fence) = (op.filter, op.set, op.set_on_insert, op.fence);
+        marked(op.model, op.session, targets, move |model, s| {
+            let op = Upsert {
+                model,
+                filter: filter.clone(),
+                set: set.clone(),
+                set_on_insert: set_on_insert.clone(),
+                session: Some(s),
+                fence,
+            };
+            Box::pin(upsert::run(op))
         })
         .await
     })
@@ -426,32 +428,17 @@ fn claim_one<'a, T: Linked + RulesClone>(
         if plan::none(&targets) {
             return claim::run(op).await;
         }
-        let Claim {
-            model,
-            filter,
-            update,
-            sort,
-            session,
-            fence,
-        } = op;
-        let db = model.database();
-        let client = db.client().clone();
-        in_transaction(&client, session, model, move |s, model| {
-            let (db, targets) = (db.clone(), targets.clone());
-            let (filter, update, sort) = (filter.clone(), update.clone(), sort.clone());
-            let model: &'a Model<T> = model;
-            Box::pin(async move {
-                mark::<T>(&db, &targets, s).await?;
-                let op = Claim {
-                    model,
-                    filter,
-                    update,
-                    sort,
-                    session: Some(&mut *s),
-                    fence,
-                };
-                claim::run(op).await
-            }) as BoxFuture<'_, Result<Option<Doc<T>>>>
+        let (filter, update, sort, fence) = (op.filter, op.update, op.sort, op.fence);
+        marked(op.model, op.session, targets, move |model, s| {
+            let op = Claim {
+                model,
+                filter: filter.clone(),
+                update: update.clone(),
+                sort: sort.clone(),
+                session: Some(s),
+                fence,
+            };
+            Box::pin(claim::run(op))
         })
         .await
     })
