@@ -106,8 +106,15 @@
 //! a write conflict is the caller's transaction's to retry. A session
 //! without a transaction gets one started on it.
 //!
+//! The mark is a write: a change stream on the target's collection sees
+//! an update of `__refs`, and a write of the target by someone else
+//! meanwhile waits for (or, in a transaction, conflicts with) the
+//! referencing write's transaction.
+//!
 //! ## Outside the rules
 //!
+//! - Rules hold between the models' declared collections in the
+//!   database of the model handle that writes or deletes.
 //! - Writes through [`Model::collection`](crate::Model::collection) (the
 //!   driver itself) and through a handle on another collection
 //!   ([`Model::with_collection`](crate::Model::with_collection)): rules
