@@ -76,6 +76,26 @@ mod shadowed {
         fn validate_at(&self, _: &::odm::validate::Path<'_>, _: &mut ::odm::ValidationErrors) {}
     }
 
+    // Referential rules, on both sides.
+    #[derive(::std::clone::Clone, ::serde::Serialize, ::serde::Deserialize, ::odm::Document)]
+    #[odm(referenced_by(Linking))]
+    pub struct Target {
+        #[serde(rename = "_id")]
+        pub id: i64,
+    }
+
+    #[derive(::std::clone::Clone, ::serde::Serialize, ::serde::Deserialize, ::odm::Document)]
+    pub struct Linking {
+        #[serde(rename = "_id")]
+        pub id: i64,
+        #[odm(reference(on_delete = clear))]
+        pub to: ::std::option::Option<::odm::Ref<Target>>,
+        #[odm(reference(on_delete = pull))]
+        pub many: ::std::vec::Vec<::odm::Ref<Target>>,
+        #[odm(reference(on_delete = refuse))]
+        pub one: ::odm::Ref<Target>,
+    }
+
     #[derive(::serde::Serialize, ::serde::Deserialize, ::odm::Document)]
     #[odm(versioning = false)]
     pub struct Boxed<T>
@@ -130,6 +150,16 @@ async fn derive_compiles_without_the_prelude() {
     let kinded = shadowed::Kinded::model(&db);
     assert_eq!(kinded.variant::<shadowed::Inner>().name(), "Inner");
     assert_eq!(kinded.indexes()[0].get_str("name").unwrap(), "note_1_Inner");
+
+    use odm::refs::Linked;
+    assert_eq!(<shadowed::Linking as Linked>::RULES.len(), 3);
+    assert_eq!(<shadowed::Target as Linked>::REFERRERS.len(), 1);
+    let links = shadowed::Linking::model(&db);
+    let mut link = links
+        .hydrate(&rawdoc! { "_id": 4_i64, "to": null, "many": [1_i64], "one": 1_i64, "__v": 0 })
+        .unwrap();
+    link.to = ::std::option::Option::Some(odm::Ref::new(2_i64));
+    assert_eq!(link.changes().unwrap().1, doc! { "$set": { "to": 2_i64 } });
 
     let boxes = Model::<shadowed::Boxed<u32>>::new(&db);
     assert_eq!(boxes.name(), "boxeds");

@@ -38,6 +38,10 @@ const LAYERS: &layering::Layers = &[
             "watch",
         ],
     ),
+    (
+        "references: links between models and their rules",
+        &["refs"],
+    ),
     ("for generated code", &["__private"]),
 ];
 

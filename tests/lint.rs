@@ -156,6 +156,30 @@ impl Visit {
     }
 }
 
+/// Referential rules: a target listing its referrer, a referrer with a
+/// rule of each kind.
+#[derive(Debug, Clone, Serialize, Deserialize, Document)]
+#[odm(collection = "lint_owners", referenced_by(Pet))]
+pub struct Owner {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Document)]
+#[odm(collection = "lint_pets", referenced_by(Pet))]
+pub struct Pet {
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    #[odm(reference(on_delete = refuse), index)]
+    pub owner: Ref<Owner>,
+    #[odm(reference(on_delete = clear))]
+    pub sitter: Option<Ref<Owner>>,
+    #[odm(reference(on_delete = pull))]
+    pub friends: Vec<Ref<Pet>>,
+    #[odm(reference(on_delete = cascade))]
+    pub mother: Option<Ref<Pet>>,
+}
+
 async fn client() -> Client {
     // Creating a client connects to nothing until it is used.
     Client::with_uri_str("mongodb://127.0.0.1:9/")
@@ -306,6 +330,26 @@ async fn every_attribute_takes_effect() {
     let (filter, _) = activity.changes().unwrap();
     assert_eq!(filter, doc! { "_id": 1_i64, "type": "sign_up", "__v": 0 });
     is_document::<Activity>();
+
+    // Referential rules: every rule recorded, each with its target.
+    use odm::refs::{Linked, OnDelete};
+    let rules: Vec<(&str, OnDelete)> = Pet::RULES.iter().map(|r| (r.path, r.on_delete)).collect();
+    assert_eq!(
+        rules,
+        [
+            ("owner", OnDelete::Refuse),
+            ("sitter", OnDelete::Clear),
+            ("friends", OnDelete::Pull),
+            ("mother", OnDelete::Cascade),
+        ]
+    );
+    assert_eq!((Pet::RULES[0].target_meta)().collection, "lint_owners");
+    assert_eq!((Pet::RULES[3].target_meta)().collection, "lint_pets");
+    assert_eq!((Owner::REFERRERS.len(), Pet::REFERRERS.len()), (1, 1));
+    let stored = rawdoc! { "_id": ObjectId::new(), "owner": ObjectId::new(), "sitter": null, "friends": [], "mother": null, "__v": 0 };
+    let pet = model_of::<Pet>(&db).hydrate(&stored).unwrap();
+    let owner = stored.get_object_id("owner").unwrap();
+    assert_eq!(pet.owner, Ref::new(owner));
 
     client.shutdown().await;
 }

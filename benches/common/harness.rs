@@ -83,6 +83,12 @@ impl Row {
     }
 }
 
+/// A row's median wall-clock ns/op (server time included, for the rows
+/// that compare round trips).
+pub fn median_wall(row: &Row) -> f64 {
+    median(&row.wall)
+}
+
 /// CPU time this thread has run, in ns (Linux; `None` elsewhere). The
 /// machine may be shared: time spent waiting for a core is not the code's.
 fn thread_cpu_ns() -> Option<u64> {

@@ -26,9 +26,16 @@ pub const SHARD_KEY: Symbol = Symbol("shard_key");
 pub const SCHEMA_VERSION: Symbol = Symbol("schema_version");
 pub const MIGRATE: Symbol = Symbol("migrate");
 pub const SCHEMA_KEY: Symbol = Symbol("schema_key");
+pub const REFERENCED_BY: Symbol = Symbol("referenced_by");
 
 // Field attributes.
 pub const SKIP_VERSIONING: Symbol = Symbol("skip_versioning");
+pub const REFERENCE: Symbol = Symbol("reference");
+pub const ON_DELETE: Symbol = Symbol("on_delete");
+pub const REFUSE: Symbol = Symbol("refuse");
+pub const CASCADE: Symbol = Symbol("cascade");
+pub const CLEAR: Symbol = Symbol("clear");
+pub const PULL: Symbol = Symbol("pull");
 
 // Index attributes (field keys, and the container's `index(..)`).
 pub const UNIQUE: Symbol = Symbol("unique");

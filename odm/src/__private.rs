@@ -33,6 +33,15 @@ pub mod fields {
     pub use crate::fields::*;
 }
 
+/// `odm::refs` with what the derive records about references.
+pub mod refs {
+    pub use crate::refs::linked::{
+        check_clear, check_pull, check_rule, referrer, Clearable, Linked, OnDelete, Pullable,
+        RefField, ReferencedBy, Referrer, Rule, RulesClone, Shape,
+    };
+    pub use crate::refs::ops::guard;
+}
+
 /// `odm::validate` with the built-in rules the derive calls.
 pub mod validate {
     pub use crate::validate::builtin::{

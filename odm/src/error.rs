@@ -21,6 +21,7 @@ mod labels;
 mod lock;
 mod page;
 mod schema;
+mod references;
 mod validation;
 mod values;
 mod watch;
@@ -30,6 +31,7 @@ pub use batch::{BatchError, BatchRefusal};
 pub use index::{IndexError, IndexErrorKind};
 pub use page::{PageError, PageErrorKind};
 pub use schema::{MigrationError, SchemaError};
+pub use references::{DanglingError, ReferencedError};
 pub use watch::{WatchError, WatchErrorKind};
 
 pub(crate) use classify::may_have_applied;
@@ -107,6 +109,14 @@ pub enum Error {
     /// A batch of `bulk_save` / `insert_many` was refused before anything
     /// was sent (a `_id` given twice, a `Doc` of another collection).
     Batch(Box<BatchError>),
+    /// A delete refused by a referential rule (`on_delete = refuse`):
+    /// documents still refer to the document. Nothing was deleted. See
+    /// [`refs`](super::refs).
+    Referenced(Box<ReferencedError>),
+    /// A write refused by a referential rule: a reference it stores points
+    /// at a document that does not exist. Nothing was written. See
+    /// [`refs`](super::refs).
+    Dangling(Box<DanglingError>),
     /// Any other error from the MongoDB driver.
     Driver(mongodb::error::Error),
     /// A step of the model's `migrate` failed on a stored document (see
@@ -141,6 +151,8 @@ impl fmt::Display for Error {
             Error::Page(e) => e.fmt(f),
             Error::Application(e) => e.fmt(f),
             Error::Batch(e) => e.fmt(f),
+            Error::Referenced(e) => e.fmt(f),
+            Error::Dangling(e) => e.fmt(f),
             Error::Driver(e) => driver::describe(e, f),
             Error::Migration(e) => e.fmt(f),
             Error::Schema(e) => e.fmt(f),
@@ -170,6 +182,8 @@ impl std::error::Error for Error {
             Error::Page(e) => e.source(),
             Error::Application(e) => e.source(),
             Error::Batch(e) => e.source(),
+            Error::Referenced(e) => e.source(),
+            Error::Dangling(e) => e.source(),
             Error::Driver(e) => Some(e),
             Error::Migration(e) => e.source(),
             Error::Schema(e) => e.source(),

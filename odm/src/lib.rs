@@ -9,7 +9,7 @@
 // tests/layers.rs keeps every import pointing down):
 // bson_release, error -> codec, fields -> schema, validate -> plan -> wire
 // -> lock -> model, index -> atomic, bulk, many, migrate, typed, watch,
-// page, aggregate, variant.
+// page, aggregate, variant -> refs.
 mod bson_release;
 mod error;
 
@@ -40,6 +40,8 @@ pub mod aggregate;
 pub mod page;
 pub mod variant;
 
+pub mod refs;
+
 #[doc = include_str!("../docs/save-rules.md")]
 pub mod rules {}
 
@@ -58,6 +60,7 @@ pub use error::{
     NotFoundError, Result, SchemaError, ShardKeyError, ShardKeyRule, ValidationError,
     ValidationErrors, VersionError,
 };
+pub use error::{DanglingError, ReferencedError};
 pub use fields::{FieldPath, Fields, Flattened};
 pub use index::{IndexError, SyncIndexes, SyncReport};
 pub use many::{DeleteMany, UpdateMany, UpdateReport};
@@ -74,6 +77,7 @@ pub use model::stream::FindStream;
 pub use model::Document;
 pub use model::Model;
 pub use page::{Page, PageStream, Paginate};
+pub use refs::{FindRefs, Joined, Lookup, Ref, Refs};
 pub use validate::Validate;
 pub use variant::{Kind, Variant};
 pub use watch::{ChangeEvent, ChangeStream, ResumeToken, Watch};
@@ -91,6 +95,7 @@ pub use mongodb::bson;
 
 /// Everything a model file needs: `use odm::prelude::*;`.
 pub mod prelude {
+    pub use crate::refs::Ref;
     pub use crate::{
         Doc, Document, Error, Fields, MigrationError, MigrationProgress, MigrationReport, Model,
         Result, SchemaError, Validate, ValidationError, ValidationErrors,

@@ -17,6 +17,7 @@ mod lifecycle;
 pub mod partial;
 pub mod paths;
 pub mod schema;
+pub mod references;
 pub mod validate;
 
 use self::base::{empty_parens, nested_first_error, path_text, string_value};
@@ -86,6 +87,8 @@ pub struct ContainerAttrs {
     pub validate: ContainerRules,
     /// `schema_version = N`, `migrate = path`, `schema_key = "name"`.
     pub schema: SchemaAttrs,
+    /// `referenced_by(..)`: the models whose rules point at this one.
+    pub referenced_by: Option<(Span, Vec<syn::Path>)>,
 }
 
 /// `timestamps` as written: the BSON names of the two fields and the clock.
@@ -102,12 +105,13 @@ const CONTAINER_FORMS: &str = "`collection = \"name\"`, `version_key = \"name\"`
 collation(..), weights(..))`, \
 `validate = path::to_fn`, `timestamps`, \
 `timestamps(created_at = \"name\", updated_at = \"name\", server_clock)`, `hooks`, `shard_key(field, ..)`, \
-`schema_version = N`, `migrate = path::to_fn`, `schema_key = \"name\"`";
+`schema_version = N`, `migrate = path::to_fn`, `schema_key = \"name\"`, \
+`referenced_by(Model, ..)`";
 
 const FIELD_FORMS: &str = "`skip_versioning`, `unique`, `index`, `sparse`, `partial(..)`, \
 `expire_after = secs`, `collation(locale = \"..\", ..)`, \
 `validate = path::to_fn`, `min = n`, `max = n`, `min_len = n`, `max_len = n`, \
-`one_of(\"A\", \"B\")`, `required`, `nested`";
+`one_of(\"A\", \"B\")`, `required`, `nested`, `reference(on_delete = refuse | cascade | clear | pull)`";
 
 fn no_value(meta: &ParseNestedMeta, name: Symbol) -> syn::Result<()> {
     if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
@@ -125,6 +129,7 @@ impl ContainerAttrs {
         let mut timestamps = Attr::none(cx, TIMESTAMPS);
         let mut hooks = Attr::none(cx, HOOKS);
         let mut shard_key = Attr::none(cx, SHARD_KEY);
+        let mut referenced_by = Attr::none(cx, REFERENCED_BY);
         let mut rename_all = None;
         let mut indexes = Vec::new();
         let mut validate = ContainerRules::default();
@@ -169,6 +174,8 @@ impl ContainerAttrs {
                             hooks.set(span, ());
                         } else if meta.path == SHARD_KEY {
                             shard_key.set(span, lifecycle::parse_shard_key(meta)?);
+                        } else if meta.path == REFERENCED_BY {
+                            referenced_by.set(span, references::parse_referenced_by(meta)?);
                         } else if validate.parse(meta)? {
                         } else if schema.parse(cx, meta)? {
                         } else {
@@ -214,6 +221,7 @@ impl ContainerAttrs {
             indexes,
             validate,
             schema,
+            referenced_by: referenced_by.get(),
         }
     }
 }
@@ -234,6 +242,7 @@ impl ContainerAttrs {
             indexes,
             validate,
             schema: SchemaAttrs::default(),
+            referenced_by: None,
         }
     }
 }
@@ -361,11 +370,14 @@ pub struct FieldAttrs {
     pub index: FieldIndexAttrs,
     /// Validation keys, in the order written.
     pub validate: FieldRules,
+    /// `reference(on_delete = ..)`: a referential rule.
+    pub reference: Option<(Span, references::ReferenceAttr)>,
 }
 
 impl FieldAttrs {
     pub fn parse(cx: &Ctxt, field: &syn::Field) -> Self {
         let mut skip_versioning = Attr::none(cx, SKIP_VERSIONING);
+        let mut reference = Attr::none(cx, REFERENCE);
         let mut rename = None;
         let mut rename_span = None;
         let mut serde_skipped = false;
@@ -384,6 +396,8 @@ impl FieldAttrs {
                         if meta.path == SKIP_VERSIONING {
                             no_value(meta, SKIP_VERSIONING)?;
                             skip_versioning.set(span, ());
+                        } else if meta.path == REFERENCE {
+                            reference.set(span, references::parse_reference(meta)?);
                         } else if FieldIndexAttrs::accepts(meta) {
                             index.parse_key(cx, meta)?;
                         } else if validate.parse(cx, meta)? {
@@ -436,6 +450,7 @@ impl FieldAttrs {
             custom_de,
             index,
             validate,
+            reference: reference.get(),
         }
     }
 }

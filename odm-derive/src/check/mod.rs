@@ -12,6 +12,7 @@ mod lifecycle;
 mod paths;
 mod schema;
 mod timestamps;
+mod references;
 pub mod validate;
 
 use crate::ast::Container;
@@ -29,6 +30,7 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     lifecycle::check(cx, cont);
     schema::check(cx, cont);
     timestamps::check_date_types(cx, cont);
+    references::check(cx, cont);
 }
 
 /// `timestamps` needs two distinct stored fields under its BSON names; their

@@ -258,11 +258,16 @@ pub fn check_embedded(cx: &Ctxt, cont: &Container) {
             .concurrency
             .as_ref()
             .map(|(s, _)| (*s, "optimistic_concurrency")),
+        attrs
+            .referenced_by
+            .as_ref()
+            .map(|(s, _)| (*s, "referenced_by")),
     ];
-    let fields = cont
-        .fields
-        .iter()
-        .filter_map(|f| f.attrs.skip_versioning.map(|s| (s, "skip_versioning")));
+    let fields = cont.fields.iter().flat_map(|f| {
+        let skip = f.attrs.skip_versioning.map(|s| (s, "skip_versioning"));
+        let reference = f.attrs.reference.as_ref().map(|(s, _)| (*s, "reference"));
+        skip.into_iter().chain(reference)
+    });
     for (span, name) in spans.into_iter().flatten().chain(fields) {
         cx.syn_error(syn::Error::new(
             span,

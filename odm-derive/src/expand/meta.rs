@@ -174,6 +174,7 @@ pub fn impl_document(cont: &Container) -> TokenStream {
             schema,
         },
     );
+    let guard = super::references::guard_method(cont);
     quote! {
         impl #impl_generics ::odm::__private::Schema for #ident #ty_generics #where_clause {
             #validate
@@ -184,7 +185,9 @@ pub fn impl_document(cont: &Container) -> TokenStream {
             #set_id
             #hook_methods
         }
-        impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {}
+        impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {
+            #guard
+        }
     }
 }
 

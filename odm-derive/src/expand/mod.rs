@@ -7,6 +7,7 @@ mod hooks;
 mod id;
 mod indexes;
 mod meta;
+mod references;
 pub mod validate;
 
 use proc_macro2::TokenStream;
@@ -31,7 +32,8 @@ pub fn derive_document(input: &DeriveInput) -> TokenStream {
             let document = meta::impl_document(&container);
             let validate = validate::impl_validate(&container);
             let fields = fields::impl_fields(&container);
-            wrap(quote!(#document #validate #fields))
+            let linked = references::impl_linked(&container, false);
+            wrap(quote!(#document #validate #fields #linked))
         }
         // The type checks of the generated code are independent of the
         // attribute errors: report them in the same compile. The paths are
@@ -41,7 +43,8 @@ pub fn derive_document(input: &DeriveInput) -> TokenStream {
             let type_checks = meta::skip_versioning_arrays(&container);
             let stub = errors_with_stub(input, errors, type_checks);
             let fields = wrap(fields::impl_fields(&container));
-            quote!(#stub #fields)
+            let linked = wrap(references::impl_linked(&container, true));
+            quote!(#stub #fields #linked)
         }
         (Err(errors), None) => errors_with_stub(input, errors, Default::default()),
         (Ok(()), None) => unreachable!("a missing container always records an error"),

@@ -177,29 +177,41 @@ impl<'a, T: Document, R: DeserializeOwned + 'a> Aggregate<'a, T, R> {
     /// borrows the session until it is dropped.
     pub fn stream(self) -> BoxFuture<'a, Result<AggregateStream<'a, R>>> {
         Box::pin(async move {
-            let Aggregate {
-                model,
-                pipeline,
-                options,
-                session,
-                ..
-            } = self;
-            let name = model.name();
-            let log = Command::new(name, "aggregate").update(pipeline.as_slice());
-            let action = model
-                .raw_collection()
-                .aggregate(pipeline)
-                .with_options(options)
-                .with_type::<RawDocumentBuf>();
-            let source = match session {
-                Some(s) => {
-                    let cursor = log.send(async { action.session(&mut *s).await }).await;
-                    Source::Session(cursor.map_err(|e| from_driver(e, name))?, s)
-                }
-                None => Source::Plain(log.send(action).await.map_err(|e| from_driver(e, name))?),
-            };
-            Ok(AggregateStream::new(name, source))
+            let model = self.model;
+            Ok(AggregateStream::new(model.name(), self.open().await?))
         })
+    }
+}
+
+impl<'a, T: Document, R> Aggregate<'a, T, R> {
+    /// Sends the aggregation: the cursor of its raw results.
+    pub(crate) async fn open(self) -> Result<Source<'a>> {
+        let Aggregate {
+            model,
+            pipeline,
+            options,
+            session,
+            ..
+        } = self;
+        let name = model.name();
+        let log = Command::new(name, "aggregate").update(pipeline.as_slice());
+        let action = model
+            .raw_collection()
+            .aggregate(pipeline)
+            .with_options(options)
+            .with_type::<RawDocumentBuf>();
+        Ok(match session {
+            Some(s) => {
+                let cursor = log.send(async { action.session(&mut *s).await }).await;
+                Source::Session(cursor.map_err(|e| from_driver(e, name))?, s)
+            }
+            None => Source::Plain(log.send(action).await.map_err(|e| from_driver(e, name))?),
+        })
+    }
+
+    /// The model the pipeline runs on.
+    pub(crate) fn model(&self) -> &'a Model<T> {
+        self.model
     }
 }
 

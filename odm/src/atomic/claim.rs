@@ -16,20 +16,24 @@ use crate::plan::request::{find_modify, shard};
 use crate::plan::update_ops;
 use crate::wire::command_log::Command;
 use crate::wire::server_clock;
-use crate::wire::session::awaitable;
+use crate::wire::session::{awaitable, BoxFuture};
 
 /// A pending [`Model::claim`]; optionally [`sort`](Claim::sort) and
 /// [`session`](Claim::session), then `.await` it.
 #[must_use = "a claim does nothing until it is awaited"]
 pub struct Claim<'a, T: Document> {
-    model: &'a Model<T>,
-    filter: BsonDocument,
-    update: BsonDocument,
-    sort: Option<BsonDocument>,
-    session: Option<&'a mut ClientSession>,
+    pub(crate) model: &'a Model<T>,
+    pub(crate) filter: BsonDocument,
+    pub(crate) update: BsonDocument,
+    pub(crate) sort: Option<BsonDocument>,
+    pub(crate) session: Option<&'a mut ClientSession>,
     /// The token of a fenced claim.
-    fence: Option<i64>,
+    pub(crate) fence: Option<i64>,
 }
+
+/// A claim that applies the model's referential rules (`refs`), when the
+/// model has them: see [`guard`](crate::model::guard).
+pub(crate) type Guard<T> = for<'a> fn(Claim<'a, T>) -> BoxFuture<'a, Result<Option<Doc<T>>>>;
 
 impl<T: Document> Model<T> {
     /// Applies `update` to one document matching `filter`, atomically
@@ -135,48 +139,58 @@ awaitable! {
     /// Runs the claim inside `session` (and its transaction, if one is open).
     session;
     into_future(self) async move {
-        let Claim {
-            model,
-            filter,
-            update,
-            sort,
-            session,
-            fence,
-        } = self;
-        let meta = T::__odm_meta();
-        shard::check_update(meta.shard_key, &update, model.name())?;
-        crate::plan::kind::check_update(meta.kinds, &update, meta.name)?;
-        if let Some(schema) = meta.schema {
-            if update_ops::touches(&update, schema.key) {
-                let refused = crate::plan::upgrade::key_refused(schema.key);
-                return Err(Error::Validation(ValidationErrors::from(refused)));
-            }
+        match crate::model::guard::<T, Guard<T>>() {
+            Some(guarded) => guarded(self).await,
+            None => run(self).await,
         }
-        let now = server_clock::now::<T>(&model.database(), model.name()).await?;
-        let request = find_modify::claim::<T>(filter, update, sort, fence, now);
-        let mut session = session;
-        let mut conflict = None;
-        for _ in 0..other_versions::ATTEMPTS {
-            let claimed = execute_atomic(model, &request, session.as_deref_mut()).await?;
-            if let Some(raw) = claimed {
-                return model.track(raw).map(Some);
-            }
-            let Some(other) = other_version(model, &request, session.as_deref_mut()).await? else {
-                return Ok(None);
-            };
-            match other_versions::stance::<T>(&other) {
-                Stance::Newer(stored) => return Err(other_versions::refused(model, &other, stored)),
-                Stance::Older => {
-                    conflict = other_versions::upgrade(model, other, session.as_deref_mut()).await?;
-                }
-                // Upgraded by another writer meanwhile: claim again.
-                Stance::Current => {}
-            }
+    }
+}
+
+/// The claim, without the referential rules' step. For a model with a
+/// schema version, a document of the filter stored at another version is
+/// upgraded (or refused, when newer) and claimed again.
+pub(crate) async fn run<T: Document>(claim: Claim<'_, T>) -> Result<Option<Doc<T>>> {
+    let Claim {
+        model,
+        filter,
+        update,
+        sort,
+        session,
+        fence,
+    } = claim;
+    let meta = T::__odm_meta();
+    shard::check_update(meta.shard_key, &update, model.name())?;
+    crate::plan::kind::check_update(meta.kinds, &update, meta.name)?;
+    if let Some(schema) = meta.schema {
+        if update_ops::touches(&update, schema.key) {
+            let refused = crate::plan::upgrade::key_refused(schema.key);
+            return Err(Error::Validation(ValidationErrors::from(refused)));
         }
-        match conflict {
-            Some(e) => Err(e),
-            None => Ok(None),
+    }
+    let now = server_clock::now::<T>(&model.database(), model.name()).await?;
+    let request = find_modify::claim::<T>(filter, update, sort, fence, now);
+    let mut session = session;
+    let mut conflict = None;
+    for _ in 0..other_versions::ATTEMPTS {
+        let claimed = execute_atomic(model, &request, session.as_deref_mut()).await?;
+        if let Some(raw) = claimed {
+            return model.track(raw).map(Some);
         }
+        let Some(other) = other_version(model, &request, session.as_deref_mut()).await? else {
+            return Ok(None);
+        };
+        match other_versions::stance::<T>(&other) {
+            Stance::Newer(stored) => return Err(other_versions::refused(model, &other, stored)),
+            Stance::Older => {
+                conflict = other_versions::upgrade(model, other, session.as_deref_mut()).await?;
+            }
+            // Upgraded by another writer meanwhile: claim again.
+            Stance::Current => {}
+        }
+    }
+    match conflict {
+        Some(e) => Err(e),
+        None => Ok(None),
     }
 }
 

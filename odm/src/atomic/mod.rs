@@ -9,7 +9,7 @@
 //!
 //! Plus `#[odm(timestamps)]`, kept by saves, upserts and claims.
 
-mod claim;
+pub(crate) mod claim;
 mod retry;
 mod rollback;
 mod transaction;
@@ -20,4 +20,4 @@ pub use rollback::{DocCheckpoint, Rollback};
 pub use transaction::{transaction, Transaction};
 pub use upsert::Upsert;
 
-mod upsert;
+pub(crate) mod upsert;

@@ -14,21 +14,25 @@ use crate::model::Model;
 use crate::plan::request::{find_modify, not_found, shard};
 use crate::plan::update_ops::same_or_under;
 use crate::wire::server_clock;
-use crate::wire::session::awaitable;
+use crate::wire::session::{awaitable, BoxFuture};
 
 /// A pending [`Model::upsert`]; add [`set`](Upsert::set),
 /// [`set_on_insert`](Upsert::set_on_insert) and optionally a
 /// [`session`](Upsert::session), then `.await` it.
 #[must_use = "an upsert does nothing until it is awaited"]
 pub struct Upsert<'a, T: Document> {
-    model: &'a Model<T>,
-    filter: BsonDocument,
-    set: BsonDocument,
-    set_on_insert: BsonDocument,
-    session: Option<&'a mut ClientSession>,
+    pub(crate) model: &'a Model<T>,
+    pub(crate) filter: BsonDocument,
+    pub(crate) set: BsonDocument,
+    pub(crate) set_on_insert: BsonDocument,
+    pub(crate) session: Option<&'a mut ClientSession>,
     /// The token of a fenced upsert.
-    fence: Option<i64>,
+    pub(crate) fence: Option<i64>,
 }
+
+/// An upsert that applies the model's referential rules (`refs`), when
+/// the model has them: see [`guard`](crate::model::guard).
+pub(crate) type Guard<T> = for<'a> fn(Upsert<'a, T>) -> BoxFuture<'a, Result<Doc<T>>>;
 
 impl<T: Document> Model<T> {
     /// Updates the document matching `filter` with [`set`](Upsert::set), or
@@ -179,10 +183,16 @@ awaitable! {
     impl['a, T: Document] Upsert<'a, T> => Result<Doc<T>>;
     /// Runs the upsert inside `session` (and its transaction, if one is open).
     session;
-    into_future(self) run(self)
+    into_future(self) async move {
+        match crate::model::guard::<T, Guard<T>>() {
+            Some(guarded) => guarded(self).await,
+            None => run(self).await,
+        }
+    }
 }
 
-async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
+/// The upsert, without the referential rules' step.
+pub(crate) async fn run<T: Document>(upsert: Upsert<'_, T>) -> Result<Doc<T>> {
     let Upsert {
         model,
         filter,

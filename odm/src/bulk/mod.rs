@@ -27,29 +27,38 @@ use crate::model::doc::Doc;
 use crate::model::Document;
 use crate::model::Model;
 use crate::wire::conflict_log::Operation;
-use crate::wire::session::awaitable;
+use crate::wire::session::{awaitable, BoxFuture};
 
 /// A pending [`Model::bulk_save`]; `.await` it, optionally after
 /// [`session`](BulkSave::session).
 #[must_use = "a bulk save does nothing until it is awaited"]
 pub struct BulkSave<'a, T: Document> {
-    model: &'a Model<T>,
-    docs: &'a mut [Doc<T>],
-    path: BulkPath,
+    pub(crate) model: &'a Model<T>,
+    pub(crate) docs: &'a mut [Doc<T>],
+    pub(crate) path: BulkPath,
     /// The token of a fenced batch.
-    fence: Option<i64>,
-    session: Option<&'a mut ClientSession>,
+    pub(crate) fence: Option<i64>,
+    pub(crate) session: Option<&'a mut ClientSession>,
 }
 
 /// A pending [`Model::insert_many`]; `.await` it, optionally after
 /// [`session`](InsertMany::session).
 #[must_use = "an insert does nothing until it is awaited"]
 pub struct InsertMany<'a, T: Document> {
-    model: &'a Model<T>,
-    values: Vec<T>,
-    path: BulkPath,
-    session: Option<&'a mut ClientSession>,
+    pub(crate) model: &'a Model<T>,
+    pub(crate) values: Vec<T>,
+    pub(crate) path: BulkPath,
+    pub(crate) session: Option<&'a mut ClientSession>,
 }
+
+/// A batch that applies the model's referential rules (`refs`), when the
+/// model has them: see [`guard`](crate::model::guard).
+pub(crate) type BulkSaveGuard<T> =
+    for<'a> fn(BulkSave<'a, T>) -> BoxFuture<'a, Result<Vec<Result<()>>>>;
+
+/// [`BulkSaveGuard`] of `insert_many`.
+pub(crate) type InsertManyGuard<T> =
+    for<'a> fn(InsertMany<'a, T>) -> BoxFuture<'a, Result<Vec<Result<Doc<T>>>>>;
 
 impl<T: Document> Model<T> {
     /// Saves every `Doc` of `docs` (new and loaded, in any mix) as
@@ -171,14 +180,26 @@ awaitable! {
     /// Runs the bulk save inside `session` (and its transaction, if one is
     /// open).
     session;
-    into_future(self) run::run(
-        self.model,
-        self.docs,
-        self.path,
-        self.fence,
-        self.session,
-        Operation::BulkSave,
-    )
+    into_future(self) async move {
+        match crate::model::guard::<T, BulkSaveGuard<T>>() {
+            Some(guarded) => guarded(self).await,
+            None => self.unguarded().await,
+        }
+    }
+}
+
+impl<'a, T: Document> BulkSave<'a, T> {
+    /// The batch, without the referential rules' step.
+    pub(crate) fn unguarded(self) -> BoxFuture<'a, Result<Vec<Result<()>>>> {
+        Box::pin(run::run(
+            self.model,
+            self.docs,
+            self.path,
+            self.fence,
+            self.session,
+            Operation::BulkSave,
+        ))
+    }
 }
 
 awaitable! {
@@ -187,15 +208,28 @@ awaitable! {
     /// open).
     session;
     into_future(self) async move {
-        let model = self.model;
-        let mut docs: Vec<Doc<T>> = self.values.into_iter().map(|v| model.new_doc(v)).collect();
-        let operation = Operation::InsertMany;
-        let outcomes = run::run(model, &mut docs, self.path, None, self.session, operation).await?;
-        Ok(docs
-            .into_iter()
-            .zip(outcomes)
-            .map(|(doc, outcome)| outcome.map(|()| doc))
-            .collect())
+        match crate::model::guard::<T, InsertManyGuard<T>>() {
+            Some(guarded) => guarded(self).await,
+            None => self.unguarded().await,
+        }
+    }
+}
+
+impl<'a, T: Document> InsertMany<'a, T> {
+    /// The inserts, without the referential rules' step.
+    pub(crate) fn unguarded(self) -> BoxFuture<'a, Result<Vec<Result<Doc<T>>>>> {
+        Box::pin(async move {
+            let model = self.model;
+            let mut docs: Vec<Doc<T>> = self.values.into_iter().map(|v| model.new_doc(v)).collect();
+            let operation = Operation::InsertMany;
+            let outcomes =
+                run::run(model, &mut docs, self.path, None, self.session, operation).await?;
+            Ok(docs
+                .into_iter()
+                .zip(outcomes)
+                .map(|(doc, outcome)| outcome.map(|()| doc))
+                .collect())
+        })
     }
 }
 

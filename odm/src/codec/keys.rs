@@ -1,15 +1,15 @@
 //! The top-level keys of a stored document that are odm's, not the
-//! value's: the version key (`__v`), the schema version key (`__sv`) and
-//! the fence (`__fence`). The value's deserializer never sees them, so a
+//! value's: the version key (`__v`), the schema version key (`__sv`), the
+//! fence (`__fence`) and the reference counter (`__refs`). The value's deserializer never sees them, so a
 //! model with `#[serde(deny_unknown_fields)]` or a `#[serde(flatten)]`
 //! catch-all map loads as if they were not there, and a save never diffs
 //! them as fields.
 
 use crate::codec::text::same;
-use crate::codec::version_key::FENCE;
+use crate::codec::version_key::is_odm_key;
 
 /// Which top-level keys a model's stored documents hold beside the value
-/// (the fence is always one).
+/// (the fence and the reference counter always are).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Hidden {
     /// The version key; `None` with `versioning = false`.
@@ -42,7 +42,7 @@ impl Hidden {
     /// Whether the top-level `key` is odm's.
     #[inline]
     pub(crate) fn hides(self, key: &[u8]) -> bool {
-        same(key, FENCE.as_bytes())
+        is_odm_key(key)
             || self.version.is_some_and(|k| same(k.as_bytes(), key))
             || self.schema.is_some_and(|k| same(k.as_bytes(), key))
             || self.kind.is_some_and(|k| same(k.as_bytes(), key))
@@ -66,7 +66,7 @@ mod tests {
             schema: Some("__sv"),
             kind: None,
         };
-        for key in ["__v", "__sv", "__fence"] {
+        for key in ["__v", "__sv", "__fence", "__refs"] {
             assert!(keys.hides(key.as_bytes()), "{key}");
         }
         for key in ["_id", "__v2", "__s", "sv", ""] {

@@ -18,6 +18,20 @@ use crate::codec::scan::Walk;
 /// version key.
 pub(crate) const FENCE: &str = "__fence";
 
+/// The stored field a write that adds a reference under a referential
+/// rule increments on the document it refers to (see `refs::guard`), so
+/// that write and a delete of that document conflict; hidden from the
+/// value like the version key and the fence.
+pub(crate) const REFS: &str = "__refs";
+
+/// Whether `key` is one of odm's own top-level keys that no value sees
+/// besides the version key: the fence and the reference counter.
+#[inline]
+pub(crate) fn is_odm_key(key: &[u8]) -> bool {
+    use crate::codec::text::same;
+    same(key, FENCE.as_bytes()) || same(key, REFS.as_bytes())
+}
+
 /// The largest double read as a version: above it not every integer is a
 /// double, and the value could not be incremented exactly.
 pub(crate) const MAX_EXACT_DOUBLE: f64 = 9_007_199_254_740_992.0;
@@ -73,14 +87,19 @@ fn describe(value: RawBsonRef<'_>) -> String {
 }
 
 /// `raw` without its top-level elements under odm's keys (`keys`: the
-/// version key, the schema version key, and the fence key `__fence`,
-/// written by fenced writes): what the value's deserializer sees.
+/// version key, the schema version key; and always the fence key
+/// `__fence`, written by fenced writes, and `__refs`, the reference
+/// counter of referential rules): what the value's deserializer sees.
 /// Borrowed when there is nothing to leave out (or the document is
 /// malformed: decoding it then fails anyway).
 pub(crate) fn hidden(raw: &RawDocument, keys: impl Into<Hidden>) -> Cow<'_, RawDocument> {
     let keys = keys.into();
     let present = |k: &str| matches!(raw.get(k), Ok(Some(_)));
-    if !present(FENCE) && !keys.version.is_some_and(present) && !keys.schema.is_some_and(present) {
+    if !present(FENCE)
+        && !present(REFS)
+        && !keys.version.is_some_and(present)
+        && !keys.schema.is_some_and(present)
+    {
         return Cow::Borrowed(raw);
     }
     let mut out = RawDocumentBuf::new();

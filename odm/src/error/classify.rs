@@ -166,6 +166,17 @@ pub(crate) fn may_have_applied(e: &mongodb::error::Error) -> bool {
     }
 }
 
+/// Whether `e` is the driver's refusal to start a transaction on a session
+/// that already holds one (nothing was sent): how odm tells that a
+/// session it was given is inside a transaction, since the driver does not
+/// say it otherwise.
+pub(crate) fn transaction_in_progress(e: &mongodb::error::Error) -> bool {
+    matches!(
+        &*e.kind,
+        ErrorKind::Transaction { message, .. } if message.contains("already in progress")
+    )
+}
+
 /// `e` as odm's [`Error`]: [`Error::DuplicateKey`] for a duplicate key in
 /// any shape (naming its index, key and `collection`, or the collection
 /// the server's message names), else [`Error::Driver`].

@@ -7,16 +7,20 @@ use crate::error::Result;
 use crate::model::Document;
 use crate::model::Model;
 use crate::wire::command_log::Command;
-use crate::wire::session::awaitable;
+use crate::wire::session::{awaitable, BoxFuture};
 
 /// A pending [`Model::delete_many`]; optionally
 /// [`session`](DeleteMany::session), then `.await` it.
 #[must_use = "nothing is deleted until it is awaited"]
 pub struct DeleteMany<'a, T: Document> {
-    model: &'a Model<T>,
-    filter: BsonDocument,
-    session: Option<&'a mut ClientSession>,
+    pub(crate) model: &'a Model<T>,
+    pub(crate) filter: BsonDocument,
+    pub(crate) session: Option<&'a mut ClientSession>,
 }
+
+/// A `delete_many` that applies the rules pointing at the model (`refs`),
+/// when there are any: see [`guard`](crate::model::guard).
+pub(crate) type Guard<T> = for<'a> fn(DeleteMany<'a, T>) -> BoxFuture<'a, Result<u64>>;
 
 impl<T: Document> Model<T> {
     /// Deletes every document matching `filter` in one `delete` command
@@ -52,9 +56,21 @@ awaitable! {
     /// Deletes inside `session` (and its transaction, if one is open).
     session;
     into_future(self) async move {
-        let log = Command::new(self.model.name(), "delete").filter(&self.filter);
-        let action = self.model.collection().delete_many(self.filter);
-        let done = super::send(self.model, log, action, self.session).await?;
-        Ok(done.deleted_count)
+        match crate::model::guard::<T, Guard<T>>() {
+            Some(guarded) => guarded(self).await,
+            None => self.unguarded().await,
+        }
+    }
+}
+
+impl<'a, T: Document> DeleteMany<'a, T> {
+    /// The delete, without the referential rules' step.
+    pub(crate) fn unguarded(self) -> BoxFuture<'a, Result<u64>> {
+        Box::pin(async move {
+            let log = Command::new(self.model.name(), "delete").filter(&self.filter);
+            let action = self.model.collection().delete_many(self.filter);
+            let done = super::send(self.model, log, action, self.session).await?;
+            Ok(done.deleted_count)
+        })
     }
 }

@@ -19,10 +19,10 @@
 //! with none of the single command's atomicity per document or speed: when
 //! hooks must run, load the documents and save them.
 
-mod delete;
+pub(crate) mod delete;
 mod plan;
 mod report;
-mod update;
+pub(crate) mod update;
 
 pub use delete::DeleteMany;
 pub use report::UpdateReport;

@@ -10,19 +10,23 @@ use crate::error::Result;
 use crate::model::Document;
 use crate::model::Model;
 use crate::wire::command_log::Command;
-use crate::wire::session::awaitable;
+use crate::wire::session::{awaitable, BoxFuture};
 
 /// A pending [`Model::update_many`]; optionally
 /// [`keep_version`](UpdateMany::keep_version) and
 /// [`session`](UpdateMany::session), then `.await` it.
 #[must_use = "nothing is updated until it is awaited"]
 pub struct UpdateMany<'a, T: Document> {
-    model: &'a Model<T>,
-    filter: BsonDocument,
-    update: BsonDocument,
-    keep_version: bool,
-    session: Option<&'a mut ClientSession>,
+    pub(crate) model: &'a Model<T>,
+    pub(crate) filter: BsonDocument,
+    pub(crate) update: BsonDocument,
+    pub(crate) keep_version: bool,
+    pub(crate) session: Option<&'a mut ClientSession>,
 }
+
+/// An `update_many` that applies the model's referential rules (`refs`),
+/// when the model has them: see [`guard`](crate::model::guard).
+pub(crate) type Guard<T> = for<'a> fn(UpdateMany<'a, T>) -> BoxFuture<'a, Result<UpdateReport>>;
 
 impl<T: Document> Model<T> {
     /// Applies `update` (operators: `$set`, `$inc`, ...) to every document
@@ -125,31 +129,43 @@ awaitable! {
     /// Updates inside `session` (and its transaction, if one is open).
     session;
     into_future(self) async move {
-        let UpdateMany {
-            model,
-            filter,
-            update,
-            keep_version,
-            session,
-        } = self;
-        let now = crate::wire::server_clock::now::<T>(&model.database(), model.name()).await?;
-        let update = plan::prepare(
-            T::__odm_meta(),
-            model.name(),
-            update,
-            keep_version,
-            now,
-            T::__odm_validate_field,
-        )?;
-        let filter = plan::filter(T::__odm_meta(), filter);
-        let log = Command::new(model.name(), "update")
-            .filter(&filter)
-            .update(&update);
-        let action = model.collection().update_many(filter, update);
-        let done = super::send(model, log, action, session).await?;
-        Ok(UpdateReport {
-            matched: done.matched_count,
-            modified: done.modified_count,
+        match crate::model::guard::<T, Guard<T>>() {
+            Some(guarded) => guarded(self).await,
+            None => self.unguarded().await,
+        }
+    }
+}
+
+impl<'a, T: Document> UpdateMany<'a, T> {
+    /// The update, without the referential rules' step.
+    pub(crate) fn unguarded(self) -> BoxFuture<'a, Result<UpdateReport>> {
+        Box::pin(async move {
+            let UpdateMany {
+                model,
+                filter,
+                update,
+                keep_version,
+                session,
+            } = self;
+            let now = crate::wire::server_clock::now::<T>(&model.database(), model.name()).await?;
+            let update = plan::prepare(
+                T::__odm_meta(),
+                model.name(),
+                update,
+                keep_version,
+                now,
+                T::__odm_validate_field,
+            )?;
+            let filter = plan::filter(T::__odm_meta(), filter);
+            let log = Command::new(model.name(), "update")
+                .filter(&filter)
+                .update(&update);
+            let action = model.collection().update_many(filter, update);
+            let done = super::send(model, log, action, session).await?;
+            Ok(UpdateReport {
+                matched: done.matched_count,
+                modified: done.modified_count,
+            })
         })
     }
 }

@@ -8,7 +8,12 @@ use crate::model::execute::execute;
 use crate::model::hooks::{self, HookContext};
 use crate::model::Document;
 use crate::plan::request::{self, write};
-use crate::wire::session::awaitable;
+use crate::wire::session::{awaitable, BoxFuture};
+
+/// A delete that applies the rules pointing at the model (`refs`), when
+/// there are any: see [`guard`](crate::model::guard).
+pub(crate) type Guard<T> =
+    for<'a> fn(&'a mut Doc<T>, Option<&'a mut ClientSession>) -> BoxFuture<'a, Result<()>>;
 
 /// A pending [`Doc::delete`]; `.await` it, optionally after
 /// [`session`](Delete::session).
@@ -39,26 +44,36 @@ awaitable! {
     /// Deletes inside `session` (and its transaction, if one is open).
     session;
     into_future(self) async move {
-        let (doc, mut session) = (self.doc, self.session);
-        let Some(target) = doc.delete_target() else {
-            return Err(request::not_found(
-                doc.model().name(),
-                mongodb::bson::Document::new(),
-            ));
-        };
-        let hooked = T::__odm_meta().hooks;
-        if hooked {
-            let mut ctx = HookContext::new(session, false, doc.model().database());
-            let done = doc.__odm_before_delete(&mut ctx).await;
-            session = ctx.into_session();
-            done.map_err(|e| hooks::named("before_delete", e))?;
+        match crate::model::guard::<T, Guard<T>>() {
+            Some(guarded) => guarded(self.doc, self.session).await,
+            None => run(self.doc, self.session).await,
         }
-        execute(doc, write::delete(target), session.as_deref_mut()).await?;
-        if hooked {
-            let mut ctx = HookContext::new(session, false, doc.model().database());
-            let done = doc.__odm_after_delete(&mut ctx).await;
-            done.map_err(|e| hooks::named("after_delete", e))?;
-        }
-        Ok(())
     }
+}
+
+/// A delete, top-down: `before_delete`, the one request, `after_delete`.
+pub(crate) async fn run<T: Document>(
+    doc: &mut Doc<T>,
+    mut session: Option<&mut ClientSession>,
+) -> Result<()> {
+    let Some(target) = doc.delete_target() else {
+        return Err(request::not_found(
+            doc.model().name(),
+            mongodb::bson::Document::new(),
+        ));
+    };
+    let hooked = T::__odm_meta().hooks;
+    if hooked {
+        let mut ctx = HookContext::new(session, false, doc.model().database());
+        let done = doc.__odm_before_delete(&mut ctx).await;
+        session = ctx.into_session();
+        done.map_err(|e| hooks::named("before_delete", e))?;
+    }
+    execute(doc, write::delete(target), session.as_deref_mut()).await?;
+    if hooked {
+        let mut ctx = HookContext::new(session, false, doc.model().database());
+        let done = doc.__odm_after_delete(&mut ctx).await;
+        done.map_err(|e| hooks::named("after_delete", e))?;
+    }
+    Ok(())
 }

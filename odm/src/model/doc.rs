@@ -188,6 +188,17 @@ impl<T: Document> Doc<T> {
         self.tracked.id()
     }
 
+    /// The document as this copy last read or wrote it (the snapshot once
+    /// taken): what the value's changes are measured against; `None` for a
+    /// new document or one whose snapshot could not be taken.
+    pub(crate) fn as_stored(&self) -> Option<&RawDocumentBuf> {
+        match &self.tracked {
+            Tracked::Clean { stored, .. } => Some(stored),
+            Tracked::Snapshot { snapshot, .. } => Some(snapshot),
+            Tracked::New | Tracked::Unserializable { .. } => None,
+        }
+    }
+
     /// The `(filter, update)` the next save would send as an `updateOne`;
     /// `None` when it would send nothing: nothing changed, the document is
     /// new (its save is an insert), or the value cannot be saved (it does

@@ -19,6 +19,7 @@ mod save_build;
 pub use save_build::save_build;
 pub(crate) mod stream;
 
+pub(crate) use document::guard;
 pub use document::Document;
 
 use std::fmt;

@@ -12,7 +12,17 @@ use crate::model::hooks::{self, HookContext};
 use crate::model::Document;
 use crate::plan::request::{self, shard, write, Plan};
 use crate::wire::conflict_log::{self, Operation, Site};
-use crate::wire::session::awaitable;
+use crate::wire::session::{awaitable, BoxFuture};
+
+/// A save that applies the model's referential rules (`refs`), when the
+/// model has them: see [`guard`](crate::model::guard). The last argument
+/// is the `update_with_retry` try this save is, if any (see [`run`]).
+pub(crate) type Guard<T> = for<'a> fn(
+    &'a mut Doc<T>,
+    Option<&'a mut ClientSession>,
+    Option<i64>,
+    Option<bool>,
+) -> BoxFuture<'a, Result<()>>;
 
 /// A pending [`Doc::save`]; `.await` it, optionally after
 /// [`session`](Save::session).
@@ -93,9 +103,12 @@ awaitable! {
     /// Runs the save inside `session` (and its transaction, if one is open).
     session;
     into_future(self) async move {
-        let retry = self.retry;
+        let (retry, fence) = (self.retry, self.fence);
         let doc = self.doc;
-        let saved = run(doc, self.session, self.fence, retry).await;
+        let saved = match crate::model::guard::<T, Guard<T>>() {
+            Some(guarded) => guarded(&mut *doc, self.session, fence, retry).await,
+            None => run(&mut *doc, self.session, fence, retry).await,
+        };
         if let (Err(e), None) = (&saved, retry) {
             let site = Site {
                 model: T::__odm_meta().name,
@@ -177,7 +190,7 @@ pub(crate) fn planned<T: Document>(doc: &mut Doc<T>) -> Result<Plan> {
 /// A save, top-down: `before_save`, the plan (an id for a new document,
 /// the validators, the shard key rule, the server's clock), the one
 /// request it makes, sent and committed by the one executor, `after_save`.
-async fn run<T: Document>(
+pub(crate) async fn run<T: Document>(
     doc: &mut Doc<T>,
     mut session: Option<&mut ClientSession>,
     fence: Option<i64>,

@@ -87,6 +87,7 @@ const SPECIAL_KEYS: &[&str] = &[
     "_id",
     "__v",
     "__fence",
+    "__refs",
     "$oid",
     "$date",
     "$numberLong",
