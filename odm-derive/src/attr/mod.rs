@@ -16,8 +16,8 @@ pub mod index_kinds;
 mod lifecycle;
 pub mod partial;
 pub mod paths;
-pub mod schema;
 pub mod references;
+pub mod schema;
 pub mod validate;
 
 use self::base::{empty_parens, nested_first_error, path_text, string_value};

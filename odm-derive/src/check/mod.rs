@@ -10,9 +10,9 @@ mod index;
 mod index_kinds;
 mod lifecycle;
 mod paths;
+mod references;
 mod schema;
 mod timestamps;
-mod references;
 pub mod validate;
 
 use crate::ast::Container;

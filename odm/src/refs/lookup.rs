@@ -197,7 +197,8 @@ fn split<V: DeserializeOwned, U: Linked>(
     }
     // An aggregation's row is not a stored document: decoded as it comes
     // (the version key hidden), never upgraded.
-    let value = crate::codec::decode::<V>(&row, crate::codec::Hidden::version(key))
-        .map_err(|(row, e)| crate::codec::deserialize_error::<V>(&row, collection, e.to_string()))?;
+    let value = crate::codec::decode::<V>(&row, crate::codec::Hidden::version(key)).map_err(
+        |(row, e)| crate::codec::deserialize_error::<V>(&row, collection, e.to_string()),
+    )?;
     Ok(Joined { value, joined })
 }

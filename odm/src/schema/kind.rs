@@ -251,7 +251,9 @@ mod tests {
             }
         );
         let raw = rawdoc! { "_id": 7, "element": "#buy" };
-        let none = decode_kind(raw.as_bytes(), Hidden::NONE, "kind", |_, d| d.decode::<Strict>());
+        let none = decode_kind(raw.as_bytes(), Hidden::NONE, "kind", |_, d| {
+            d.decode::<Strict>()
+        });
         assert!(none.is_none(), "no stored kind: serde's decoding tells why");
     }
 }

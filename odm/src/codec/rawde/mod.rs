@@ -281,8 +281,7 @@ struct Root<'de, 's> {
 
 impl<'de> Root<'de, '_> {
     fn elements(&self) -> Elements<'de> {
-        Elements::new(self.data)
-            .skipping(self.skip)
+        Elements::new(self.data).skipping(self.skip)
     }
 }
 
@@ -324,8 +323,7 @@ impl<'de> de::Deserializer<'de> for Root<'de, '_> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        let mut elements = Elements::with_fields(self.data, fields)
-            .skipping(self.skip);
+        let mut elements = Elements::with_fields(self.data, fields).skipping(self.skip);
         let value = visitor.visit_map(&mut elements)?;
         self.seen.set(elements.seen);
         Ok(value)

@@ -124,8 +124,7 @@ pub(crate) fn plan<T: Schema>(
         effect = Effect::ALL;
     }
     effect.check |= in_doubt && effect.bump;
-    let (mut rewrites, mut positions) =
-        loaded_guards(&meta.versioning, tracked, &changes, effect)?;
+    let (mut rewrites, mut positions) = loaded_guards(&meta.versioning, tracked, &changes, effect)?;
     if let Some(upgrade) = pending {
         // The upgrade's fields are guarded by their stored values instead.
         rewrites.retain(|(path, _)| !upgrade::rewrites(upgrade, path));
