@@ -128,7 +128,24 @@ fn check_tag_name(cx: &Ctxt, model: &EnumModel, tag: &str) {
         ));
     } else if tag == "__fence" {
         error("the kind key cannot be `__fence`, odm's fencing token field".to_string());
+    } else if tag == "__refs" {
+        error("the kind key cannot be `__refs`, odm's reference counter field".to_string());
+    } else if model.base.attrs.schema.version.is_some() && tag == schema_key(model) {
+        error(format!(
+            "the kind key cannot be `{tag}`, the schema version key; rename one of them"
+        ));
     }
+}
+
+/// The schema version key of a model that declares a schema version.
+fn schema_key<'a>(model: &'a EnumModel<'_>) -> &'a str {
+    model
+        .base
+        .attrs
+        .schema
+        .key
+        .as_ref()
+        .map_or("__sv", |(_, key)| key.as_str())
 }
 
 fn check_generics(cx: &Ctxt, model: &EnumModel) {
@@ -170,6 +187,7 @@ fn check_enum_attrs(cx: &Ctxt, model: &EnumModel) {
         ));
     }
     super::check_versioning_off(cx, &model.base);
+    super::schema::check(cx, &model.base);
     for (_, cont) in model.struct_variants() {
         super::check_versioning_off_fields(cx, &model.base, cont);
     }

@@ -42,10 +42,10 @@ pub fn check(cx: &Ctxt, cont: &Container) {
              `schema_version = N, migrate = path::to_fn` or remove `schema_key`",
         ));
     }
-    if cont.version_key().as_deref() == Some(key.as_str()) || key == "__fence" {
+    if cont.version_key().as_deref() == Some(key.as_str()) || key == "__fence" || key == "__refs" {
         cx.syn_error(syn::Error::new(
             *span,
-            format!("the schema key `{key}` is already a key of odm's (the version key or the fence): choose another name"),
+            format!("the schema key `{key}` is already a key of odm's (the version key, the fence or the reference counter): choose another name"),
         ));
     }
     check_free(cx, cont, key);

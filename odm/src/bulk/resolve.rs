@@ -149,7 +149,9 @@ fn holds_write(expect: &Expect<'_>, stored: &Document, key: Option<&str>) -> boo
     let others = stored
         .keys()
         .filter(|k| {
-            Some(k.as_str()) != key && k.as_str() != FENCE && Some(k.as_str()) != schema_key
+            Some(k.as_str()) != key
+                && !crate::codec::version_key::is_odm_key(k.as_bytes())
+                && Some(k.as_str()) != schema_key
         })
         .count();
     // A value odm serialized always reads; one that does not never holds.

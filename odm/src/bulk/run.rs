@@ -309,7 +309,7 @@ fn clauses<T: Document>(docs: &[Doc<T>], pending: &[Pending]) -> Vec<BsonDocumen
 /// document by `_id` and compares the stored kind, so a deleted document
 /// (not found) is told from one turned into another kind (a stale copy).
 fn kind_only(p: &Pending) -> bool {
-    !p.missed && request::only_guarded(&p.plan)
+    !p.missed && p.plan.kind.is_some() && request::only_guarded(&p.plan)
 }
 
 /// Whether `stored` (as read, with its kind) holds the kind `p`'s copy

@@ -99,6 +99,7 @@ pub(crate) fn hidden(raw: &RawDocument, keys: impl Into<Hidden>) -> Cow<'_, RawD
         && !present(REFS)
         && !keys.version.is_some_and(present)
         && !keys.schema.is_some_and(present)
+        && !keys.kind.is_some_and(present)
     {
         return Cow::Borrowed(raw);
     }

@@ -259,6 +259,12 @@ impl<T: Document> Doc<T> {
     pub(crate) fn delete_target(&self) -> Option<BsonDocument> {
         let mut target = self.target()?;
         if let Some(kinds) = T::__odm_meta().kinds {
+            // An upgrade pending that gave the document its kind: the store
+            // does not hold the loaded kind yet.
+            let upgraded = self.schema.upgrade.as_deref();
+            if upgraded.is_some_and(|u| crate::plan::upgrade::rewrites(u, kinds.key)) {
+                return Some(target);
+            }
             if let Ok(Some(kind)) = crate::plan::kind::loaded(kinds, &self.tracked) {
                 target.insert(kinds.key, kind);
             }

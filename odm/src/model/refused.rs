@@ -48,6 +48,14 @@ pub(crate) async fn missed<T: Document>(
             })));
         }
     }
+    // Upgraded by a newer instance since this copy read it: not this
+    // model's to write (Error::Schema), whatever else changed.
+    if let Some(found) = &stored {
+        if let Some(at) = crate::model::execute::newer_schema::<T>(found) {
+            let id = crate::codec::read_id(found)?;
+            return Ok(crate::model::save::schema_refused::<T>(model.name(), id, at));
+        }
+    }
     let exists = follow_up.exists.is_none() || stored.is_some();
     Ok(match request.missed(model.name(), exists) {
         Error::Version(e) => Error::Version(Box::new(explained(*e, doc, stored.as_ref()))),
@@ -75,7 +83,17 @@ pub(crate) fn explained<T: Document>(
     let (Some(stored), Some(loaded)) = (stored, doc.loaded_form()) else {
         return e;
     };
-    let now = version_key::hidden(stored, T::__odm_meta().hidden());
+    // Compared as this model reads it: a document at an older schema
+    // version upgraded first, as this copy's own loaded form was (else
+    // every field the upgrade renamed would look changed by the store).
+    let layout = crate::schema::layout::<T>();
+    let upgraded = match layout.schema {
+        Some(_) => crate::codec::load::<T>(stored.clone(), doc.model().name(), &layout)
+            .ok()
+            .map(|loaded| loaded.stored),
+        None => None,
+    };
+    let now = version_key::hidden(upgraded.as_ref().unwrap_or(stored), layout.hidden);
     e.with_stored_changes(conflict::changed_paths(&loaded, &now))
 }
 

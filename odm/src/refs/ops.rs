@@ -82,7 +82,9 @@ fn written<T: Linked>(doc: &Doc<T>) -> Result<Targets> {
         return Ok(now);
     };
     let changed = plan::written(Some(&plan::stored_ids(T::RULES, stored)), &now);
-    if plan::none(&changed) {
+    // A pending schema upgrade: `stored` is the upgraded form, so a rule
+    // field the upgrade itself rewrote looks unchanged; its update says.
+    if plan::none(&changed) && doc.migrated_from().is_none() {
         return Ok(changed);
     }
     match doc.try_changes() {

@@ -62,6 +62,16 @@ pub(crate) struct Element {
     values: Vec<(String, Option<Bson>)>,
 }
 
+impl Element {
+    /// The top-level field the element lies in.
+    pub(crate) fn field(&self) -> &str {
+        match self.steps.first() {
+            Some(Step::Field(field)) => field,
+            _ => "",
+        }
+    }
+}
+
 /// The positional guards of `changes` (in `loaded`, the stored document as
 /// this copy last knew it): for each change through an array element, the
 /// `_id` of every sub-document element on its path, and, for a `$set` or

@@ -113,6 +113,14 @@ pub(crate) fn plan<T: Schema>(
         }
     };
     let pending = schema.upgrade.as_deref().filter(|_| meta.schema.is_some());
+    if let (Some(upgrade), Some(kinds)) = (pending, meta.kinds) {
+        if upgrade::rewrites(upgrade, kinds.key) {
+            // The upgrade gave the document its kind (or renamed it): the
+            // store does not hold the loaded kind yet, and the upgrade's
+            // guard pins what it holds instead.
+            kind = None;
+        }
+    }
     let mut kept = Vec::new();
     if let Some(upgrade) = pending {
         (changes, kept) = upgrade::merge(&upgrade.changes, changes, &current)?;
@@ -129,9 +137,12 @@ pub(crate) fn plan<T: Schema>(
         // The upgrade's fields are guarded by their stored values instead.
         rewrites.retain(|(path, _)| !upgrade::rewrites(upgrade, path));
         rewrites.extend(upgrade.guards.iter().cloned());
-        // The loaded elements are the upgraded ones, not the stored ones;
-        // the version, checked and bumped, orders this save already.
-        positions.clear();
+        // An element in a field the upgrade rewrote is written whole
+        // (`upgrade::merge`), guarded by the field's stored value; in any
+        // other field the loaded element is the stored one, and its guard
+        // stays: an in-place edit does not bump the version, so the
+        // version alone does not order two edits of one element.
+        positions.retain(|element| !upgrade::rewrites(upgrade, element.field()));
     }
     let is_new = matches!(tracked, Tracked::New);
     let stamp = timestamps::stamp_plan::<T>(is_new, &mut current, &mut changes)?;
