@@ -131,9 +131,20 @@ pub(crate) fn request<T: Schema>(
     plan: &Plan,
 ) -> (BsonDocument, BsonDocument) {
     let key = T::__odm_meta().versioning.key;
+    let filter = filter::<T>(target, version, plan);
+    (filter, versioning::update(&plan.changes, key, plan.effect))
+}
+
+/// The filter of [`request`] alone.
+pub(crate) fn filter<T: Schema>(
+    target: BsonDocument,
+    version: Option<i64>,
+    plan: &Plan,
+) -> BsonDocument {
+    let key = T::__odm_meta().versioning.key;
     let mut filter = versioning::filter_from(target, key, version, plan.effect, &plan.changes);
     rewrite::add(&mut filter, &plan.rewrites);
-    (filter, versioning::update(&plan.changes, key, plan.effect))
+    filter
 }
 
 /// The error of an update whose `filter` matched nothing, when the

@@ -81,6 +81,22 @@ pub(crate) struct Request {
 }
 
 impl Request {
+    /// Puts back the filter of an update whose filter went to the driver
+    /// (moved, not copied: a save that matches pays no copy), for the
+    /// error of a miss: built again from the same `target` (`{_id, shard
+    /// key}` of the `Doc`, unchanged until the commit), version, plan and
+    /// fence, it is the filter that was sent.
+    pub(crate) fn refill_filter<T: Schema>(&mut self, target: BsonDocument) {
+        if let (Send::Update { filter, .. }, Commit::Saved { plan, .. }) =
+            (&mut self.send, &self.commit)
+        {
+            *filter = super::filter::<T>(target, self.version, plan);
+            if let Some(token) = self.fence {
+                *filter = fence::filter(std::mem::take(filter), token);
+            }
+        }
+    }
+
     /// The error of this write having matched nothing, once its follow-up
     /// reads found no fence refusing it and, when asked, the document still
     /// there (`exists` is `false` when the follow-up found it gone).
@@ -130,7 +146,12 @@ pub(crate) fn update<T: Schema>(
     plan: Plan,
     fence: Option<i64>,
 ) -> Request {
-    let (mut filter, mut update) = super::request::<T>(target.clone(), version, &plan);
+    // The target is copied only for the follow-up reads that need it.
+    let follow_up = FollowUp {
+        fence: fence.map(|token| (target.clone(), token)),
+        exists: only_guarded(&plan).then(|| target.clone()),
+    };
+    let (mut filter, mut update) = super::request::<T>(target, version, &plan);
     if let Some(token) = fence {
         filter = fence::filter(filter, token);
         fence::stamp(&mut update, token);
@@ -138,10 +159,6 @@ pub(crate) fn update<T: Schema>(
     let (send, follow_up) = if update.is_empty() {
         (Send::Check(filter), FollowUp::default())
     } else {
-        let follow_up = FollowUp {
-            fence: fence.map(|token| (target.clone(), token)),
-            exists: only_guarded(&plan).then_some(target),
-        };
         (Send::Update { filter, update }, follow_up)
     };
     Request {
