@@ -58,7 +58,12 @@ pub(crate) fn plan<T: Schema>(
     in_doubt: bool,
 ) -> Result<Plan> {
     let capacity = match tracked {
-        Tracked::Snapshot { snapshot, .. } => snapshot.as_bytes().len() + 64,
+        // Room to grow (a push, a longer string) without the buffer
+        // growing, which copies it: 1/16th of the document, at least 64.
+        Tracked::Snapshot { snapshot, .. } => {
+            let len = snapshot.as_bytes().len();
+            len + (len / 16).max(64)
+        }
         Tracked::Clean { stored, .. } => stored.as_bytes().len(),
         _ => 0,
     };
