@@ -133,6 +133,8 @@ pub struct Driver<T: Shape> {
     collection: Collection<T>,
     namespace: Namespace,
     mirrors: Vec<Mirror>,
+    /// How many documents the collection holds.
+    count: usize,
 }
 
 /// The comment pushed by op `n`: the same on both sides.
@@ -145,16 +147,22 @@ fn version_filter(m: &Mirror) -> BsonDocument {
 }
 
 impl<T: Shape> Odm<T> {
-    /// The side of `kind`, its `Doc`s loaded from `db`.
-    pub async fn load(db: &Database, kind: Kind) -> Odm<T> {
+    /// The side of `kind`, its `Doc`s loaded from `db`: the document
+    /// `first` for a save, every one of the `count` documents for a batch.
+    pub async fn load(db: &Database, kind: Kind, first: &Bson, count: usize) -> Odm<T> {
         let model = T::model(db);
-        let mut all = model.find(doc! {}).sort(doc! { "_id": 1 }).await.unwrap();
-        let count = all.len();
-        let (one, many) = match kind {
-            Kind::Scalar | Kind::Push | Kind::Rewrite => (Some(all.swap_remove(0)), Vec::new()),
-            Kind::Bulk => (None, all),
-            Kind::FindById | Kind::Find => (None, Vec::new()),
-        };
+        let (mut one, mut many) = (None, Vec::new());
+        match kind {
+            Kind::Scalar | Kind::Push | Kind::Rewrite => {
+                one = model.find_by_id(first.clone()).await.unwrap();
+                assert!(one.is_some(), "the first document");
+            }
+            Kind::Bulk => {
+                many = model.find(doc! {}).sort(doc! { "_id": 1 }).await.unwrap();
+                assert_eq!(many.len(), count, "every document");
+            }
+            Kind::FindById | Kind::Find => {}
+        }
         Odm {
             model,
             one,
@@ -237,21 +245,34 @@ impl<T: Shape> Odm<T> {
 }
 
 impl<T: Shape> Driver<T> {
-    /// The side of the collection of `T` in `db`, what it knows of its
-    /// documents read from there.
-    pub async fn load(db: &Database) -> Driver<T> {
+    /// The side of `kind` on the collection of `T` in `db`, what it knows
+    /// of its documents read from there: the document `first` for a save,
+    /// the `_id` and version of every one of the `count` documents for a
+    /// batch.
+    pub async fn load(db: &Database, kind: Kind, first: &Bson, count: usize) -> Driver<T> {
         let name = T::__odm_meta().collection;
         let collection = db.collection::<T>(name);
-        let stored: Vec<BsonDocument> = db
-            .collection::<BsonDocument>(name)
-            .find(doc! {})
-            .sort(doc! { "_id": 1 })
-            .await
-            .unwrap()
-            .try_collect()
-            .await
-            .unwrap();
-        let mirrors = stored
+        let stored = db.collection::<BsonDocument>(name);
+        let read: Vec<BsonDocument> = match kind {
+            Kind::Scalar | Kind::Push | Kind::Rewrite => {
+                let one = stored
+                    .find_one(doc! { "_id": first.clone() })
+                    .await
+                    .unwrap();
+                vec![one.expect("the first document")]
+            }
+            Kind::Bulk => stored
+                .find(doc! {})
+                .projection(doc! { "_id": 1, "__v": 1 })
+                .sort(doc! { "_id": 1 })
+                .await
+                .unwrap()
+                .try_collect()
+                .await
+                .unwrap(),
+            Kind::FindById | Kind::Find => Vec::new(),
+        };
+        let mirrors = read
             .iter()
             .map(|d| Mirror {
                 id: d.get("_id").unwrap().clone(),
@@ -270,6 +291,7 @@ impl<T: Shape> Driver<T> {
             namespace: collection.namespace(),
             collection,
             mirrors,
+            count,
         }
     }
 
@@ -342,7 +364,7 @@ impl<T: Shape> Driver<T> {
                     .try_collect()
                     .await
                     .unwrap();
-                assert_eq!(found.len(), self.mirrors.len(), "every document");
+                assert_eq!(found.len(), self.count, "every document");
                 drop(found);
             }
         }

@@ -135,8 +135,9 @@ async fn driver_block<T: Shape>(
 /// Runs `pass` of `kind` and returns its row (with the commands of one
 /// round trip in brief when they were recorded).
 pub async fn run<T: Shape>(pass: &Pass<'_>, plan: &Plan, kind: Kind, first: &Bson) -> Row {
-    let mut odm = Some(Odm::<T>::load(pass.odm, kind).await);
-    let mut drv = Some(Driver::<T>::load(pass.drv).await);
+    let count = plan.docs;
+    let mut odm = Some(Odm::<T>::load(pass.odm, kind, first, count).await);
+    let mut drv = Some(Driver::<T>::load(pass.drv, kind, first, count).await);
     let mut row = Row {
         flavor: plan.flavor,
         shape: plan.shape.clone(),
