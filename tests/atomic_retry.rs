@@ -215,12 +215,16 @@ async fn gives_up_with_the_last_version_error() {
                 e.to_string(),
                 "No matching document found for id \"c\" version 2 modifiedPaths \"value\""
             );
+            // The other writer bumped only the version, which is no field.
+            assert_eq!(e.stored_changes(), Some(&[][..]));
         }
         other => panic!("expected a version error, got {other:?}"),
     }
     assert_eq!(tries, 3);
-    // Three loads and three saves, each missing (and the three bumps).
-    assert_eq!(sent_to(&m.monitor.all(), "find", "counters"), (3, 0));
+    // Three loads and three saves, each missing (and the three bumps), and
+    // after the last refusal one read of what the store changed: the tries
+    // before it reload anyway.
+    assert_eq!(sent_to(&m.monitor.all(), "find", "counters"), (4, 0));
     assert_eq!(sent_to(&m.monitor.all(), "update", "counters"), (6, 3));
     let stored = counters.find_by_id("c").await.unwrap().unwrap();
     assert_eq!((stored.value, stored.version()), (0, Some(3)));

@@ -180,6 +180,43 @@ async fn a_filter_operator_that_reads_the_whole_event_is_refused() {
 }
 
 #[tokio::test]
+async fn a_filter_naming_a_key_of_the_events_is_refused_pointing_at_the_pipeline() {
+    let t = TestDb::new().await;
+    let members = Member::model(&t.db);
+    for key in [
+        "operationType",
+        "ns.coll",
+        "updateDescription.updatedFields.status",
+    ] {
+        let err = members.watch().filter(doc! { key: "x" }).await.unwrap_err();
+        let Error::Watch(e) = &err else {
+            panic!("{err:?}")
+        };
+        assert!(matches!(e.kind, WatchErrorKind::Filter { .. }), "{e:?}");
+        let text = err.to_string();
+        assert!(
+            text.contains(&format!("\"{key}\" names a key of the change events")),
+            "{text}"
+        );
+        assert!(text.contains("`pipeline`"), "{text}");
+    }
+    // The same condition as a stage of the pipeline is taken.
+    let mut stream = members
+        .watch()
+        .pipeline([doc! { "$match": { "operationType": "insert" } }])
+        .await
+        .unwrap();
+    members.create(member(1, "NEW")).await.unwrap();
+    assert_eq!(
+        next(&mut stream).await.unwrap().id(),
+        Some(&odm::bson::Bson::Int64(1))
+    );
+    // The client's shutdown waits for its cursors.
+    drop(stream);
+    t.finish().await;
+}
+
+#[tokio::test]
 async fn a_stored_token_resumes_after_its_event_and_nothing_is_missed() {
     let t = TestDb::new().await;
     let members = Member::model(&t.db);

@@ -11,7 +11,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use common::{stored, two_copies, with_parents};
+use common::{element_has, in_place, stored, two_copies, with_parents};
 
 use odm::prelude::*;
 use odm_testing::TestDb;
@@ -200,6 +200,7 @@ async fn include_lets_changes_elsewhere_land() {
             &["profile"],
         ),
         (
+            // Also the positional guard: likes as loaded (in_place below).
             |d| d.comments[0].likes = 3,
             doc! { "$set": { "comments.0.likes": 3 } },
             &["comments.0"],
@@ -230,9 +231,22 @@ async fn include_lets_changes_elsewhere_land() {
         let value = Included::fresh();
         let id = value.id;
         let mut b = stale_copy(&m, value, id, |a| a.status = "APPROVED".into(), second).await;
+        // An in-place edit of an array element also carries the positional
+        // guard: with no version check, it is what orders two edits of it.
+        let guards = match update
+            .get_document("$set")
+            .unwrap()
+            .contains_key("comments.0.likes")
+        {
+            true => vec![element_has("comments", 0, &[("likes", Some(0.into()))])],
+            false => vec![],
+        };
         assert_eq!(
             b.changes(),
-            Some((with_parents(doc! { "_id": id }, parents), update.clone())),
+            Some((
+                in_place(with_parents(doc! { "_id": id }, parents), guards),
+                update.clone()
+            )),
             "no version check"
         );
         b.save().await.unwrap();
@@ -267,9 +281,12 @@ async fn exclude_lets_changes_at_or_under_a_listed_path_land() {
     assert_eq!(
         b.changes(),
         Some((
-            with_parents(
-                doc! { "_id": id },
-                &["profile", "comments.1", "prefs.sound"]
+            in_place(
+                with_parents(
+                    doc! { "_id": id },
+                    &["profile", "comments.1", "prefs.sound"]
+                ),
+                vec![element_has("comments", 1, &[("likes", Some(0.into()))])]
             ),
             doc! { "$set": {
                 "profile.visits": 7,

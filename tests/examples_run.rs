@@ -216,7 +216,26 @@ async fn tracing_logs_every_command_without_values() {
     assert!(o.stale_refused, "{o:?}");
     assert_eq!(o.left, 0);
     let output = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
-    let lines: Vec<&str> = output.lines().collect();
+    // The stale save's refusal is also one conflict event (odm::conflict).
+    let (conflicts, lines): (Vec<&str>, Vec<&str>) = output.lines().partition(|line| {
+        line.starts_with(" INFO odm::conflict: ") || line.starts_with("INFO odm::conflict: ")
+    });
+    assert_eq!(conflicts.len(), 1, "{output}");
+    assert!(
+        conflicts[0].contains("save stale on users"),
+        "{}",
+        conflicts[0]
+    );
+    assert!(
+        conflicts[0].contains("paths=\"status\""),
+        "{}",
+        conflicts[0]
+    );
+    assert!(
+        conflicts[0].contains("stored=\"status\""),
+        "{}",
+        conflicts[0]
+    );
     let operations: Vec<&str> = lines
         .iter()
         .map(|line| {
@@ -236,6 +255,8 @@ async fn tracing_logs_every_command_without_values() {
             "find",
             "update",
             "update",
+            // After the refusal, one read of what the store changed.
+            "find",
             "delete",
             "count"
         ],
@@ -289,5 +310,42 @@ async fn set_writes_expire_and_delete_and_refuse_the_stale_copy() {
     assert!(o.stale_refused, "{o:?}");
     assert!(o.bad_value_refused, "{o:?}");
     assert_eq!((o.deleted, o.left), (2, 1), "{o:?}");
+    t.finish().await;
+}
+
+#[path = "../examples/features/conflict_counts.rs"]
+mod conflict_counts;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conflict_counts_counts_every_conflict_per_model() {
+    use tracing::instrument::WithSubscriber;
+    use tracing_subscriber::layer::SubscriberExt;
+    let t = TestDb::new().await;
+    let counter = conflict_counts::ConflictCounter::default();
+    let subscriber = tracing_subscriber::registry().with(counter.clone());
+    let o = conflict_counts::run(&t.db, &counter)
+        .with_subscriber(subscriber)
+        .await
+        .expect("ran");
+    assert_eq!(o.value, o.increments, "{o:?}");
+    assert_eq!(o.stored_changes, Some(vec!["plan".to_string()]), "{o:?}");
+    let count = |model: &str, operation: &str, outcome: &str| {
+        let key = (
+            model.to_string(),
+            operation.to_string(),
+            outcome.to_string(),
+        );
+        o.counts.get(&key).copied().unwrap_or(0)
+    };
+    // One event per retry, per refused save, per resent upsert; nothing else.
+    assert_eq!(
+        count("Counter", "update_with_retry", "retried"),
+        o.retries,
+        "{o:?}"
+    );
+    assert_eq!(count("Member", "save", "stale"), 1, "{o:?}");
+    assert_eq!(count("Member", "upsert", "resent"), 1, "{o:?}");
+    let total: u64 = o.counts.values().sum();
+    assert_eq!(total, o.retries + 2, "{o:?}");
     t.finish().await;
 }

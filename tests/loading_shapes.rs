@@ -79,6 +79,9 @@ async fn stored_split<T: odm::Document>(
     let mut versions = Vec::new();
     for element in &raw {
         let (key, value) = element.unwrap();
+        // A `&str` with bson 2 (where this is a no-op), a `&CStr` with bson 3.
+        #[allow(clippy::useless_asref)]
+        let key: &str = key.as_ref();
         let value = Bson::try_from(value).unwrap();
         if key == "__v" {
             versions.push(value);

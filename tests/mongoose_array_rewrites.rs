@@ -9,7 +9,8 @@ mod mongoose_support;
 use std::future::IntoFuture;
 
 use mongoose_support::{
-    expect_version, guarded, item, items_bson, rewriting, stored, with_parents, Item,
+    element_has, expect_version, guarded, in_place, item, items_bson, rewriting, stored,
+    with_parents, Item,
 };
 use odm::bson::Bson;
 use odm::prelude::*;
@@ -362,7 +363,15 @@ async fn copying_doc_works() {
     assert_eq!(
         m2.changes(),
         Some((
-            doc! { "_id": id, "__v": 1 },
+            // odm's positional guard: the same sub-document, `a` as saved.
+            in_place(
+                doc! { "_id": id, "__v": 1 },
+                vec![element_has(
+                    "subdocs",
+                    0,
+                    &[("_id", Some(sid.into())), ("a", Some(2.into()))]
+                )]
+            ),
             doc! { "$set": { "subdocs.0.a": 3 } }
         ))
     );
@@ -431,7 +440,12 @@ async fn adds_version_to_filter_if_pushing_to_a_nested_array() {
     assert_eq!(
         post2.changes(),
         Some((
-            doc! { "_id": id, "__v": 0 },
+            // odm's positional guard: the push lands in the comment this
+            // copy loaded at 0.
+            in_place(
+                doc! { "_id": id, "__v": 0 },
+                vec![element_has("comments", 0, &[("_id", Some(c0.into()))])]
+            ),
             doc! { "$push": { "comments.0.likedBy": { "$each": ["Some User"] } }, "$inc": { "__v": 1 } }
         ))
     );

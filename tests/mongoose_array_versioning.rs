@@ -9,7 +9,9 @@ mod mongoose_support;
 use std::collections::BTreeMap;
 use std::future::IntoFuture;
 
-use mongoose_support::{expect_version, guarded, rewriting, stored, with_parents};
+use mongoose_support::{
+    element_has, element_is, expect_version, guarded, in_place, rewriting, stored, with_parents,
+};
 use odm::bson::Bson;
 use odm::prelude::*;
 use odm_testing::TestDb;
@@ -161,7 +163,11 @@ async fn throws_if_you_set_a_positional_path_after_pulling() {
     a.meta.numbers.retain(|n| *n != 4 && *n != 6);
     b.meta.numbers[2] = 7;
     let b_changes = (
-        doc! { "_id": id, "__v": 0 },
+        // odm's positional guard: the element still holds the 6 loaded.
+        in_place(
+            doc! { "_id": id, "__v": 0 },
+            vec![element_is("meta.numbers", 2, 6)],
+        ),
         doc! { "$set": { "meta.numbers.2": 7 } },
     );
     assert_eq!(b.changes(), Some(b_changes.clone()));
@@ -206,10 +212,15 @@ async fn allows_pull_push_after_set() {
         .unwrap();
     let mut b = m.find_by_id(id).await.unwrap().unwrap();
     a.arr[0] = "not an array".into();
+    // odm's positional guard: each element as its copy loaded it (a and b
+    // edit different elements, so both land).
     assert_eq!(
         a.changes(),
         Some((
-            doc! { "_id": id, "__v": 0 },
+            in_place(
+                doc! { "_id": id, "__v": 0 },
+                vec![element_is("arr", 0, "test1")]
+            ),
             doc! { "$set": { "arr.0": "not an array" } }
         ))
     );
@@ -218,7 +229,7 @@ async fn allows_pull_push_after_set() {
     assert_eq!(
         b.changes(),
         Some((
-            doc! { "_id": id, "__v": 0 },
+            in_place(doc! { "_id": id, "__v": 0 }, vec![element_is("arr", 1, 10)]),
             doc! { "$set": { "arr.1": "using set" } }
         ))
     );
@@ -319,7 +330,12 @@ async fn set_after_pull_push() {
     assert_eq!(
         a.changes(),
         Some((
-            doc! { "_id": id, "__v": 0 },
+            // odm's positional guard: element 1 as loaded. b edits element
+            // 0, so both land.
+            in_place(
+                doc! { "_id": id, "__v": 0 },
+                vec![element_is("arr", 1, "using set")]
+            ),
             doc! { "$set": { "arr.1": "woot" } }
         ))
     );
@@ -451,10 +467,22 @@ async fn does_not_increment_version_when_setting_nested_paths() {
     a.meta.nested[2].title = "two".into();
     b.meta.nested[0].title = "zero".into();
     b.meta.nested[1].title = "sub one".into();
+    let loaded = |i: usize| {
+        element_has(
+            "meta.nested",
+            i as i32,
+            &[
+                ("_id", Some(subs[i].id.into())),
+                ("title", Some(subs[i].title.clone().into())),
+            ],
+        )
+    };
     assert_eq!(
         b.changes(),
         Some((
-            doc! { "_id": id, "__v": 0 },
+            // odm's positional guard: each sub-document and its title as
+            // loaded; a edits another one, so both land.
+            in_place(doc! { "_id": id, "__v": 0 }, vec![loaded(0), loaded(1)]),
             doc! { "$set": { "meta.nested.0.title": "zero", "meta.nested.1.title": "sub one" } }
         ))
     );

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::stored;
+use common::{element_has, in_place, stored};
 use odm::bson::{doc, Bson, Document as BsonDocument};
 use odm::prelude::*;
 use odm_testing::TestDb;
@@ -69,12 +69,20 @@ async fn a_mongoose_document_saves_in_odm_keeping_an_int32_version() {
     let mut post = m.find_by_id(id).await.unwrap().unwrap();
     assert_eq!(post.version(), Some(2));
     // An in-place edit checks the version as Mongoose does (an Int32 in the
-    // filter) and does not bump it.
+    // filter) and does not bump it; odm's positional guard also requires
+    // the comment and its votes as loaded (the stored Int32 `1`).
     post.comments[0].votes = 2;
     assert_eq!(
         post.changes(),
         Some((
-            doc! { "_id": id, "__v": Bson::Int32(2) },
+            in_place(
+                doc! { "_id": id, "__v": Bson::Int32(2) },
+                vec![element_has(
+                    "comments",
+                    0,
+                    &[("_id", Some(c.into())), ("votes", Some(Bson::Int32(1)))]
+                )]
+            ),
             doc! { "$set": { "comments.0.votes": 2 } }
         ))
     );

@@ -11,7 +11,8 @@ mod mongoose_support;
 use std::collections::BTreeMap;
 
 use mongoose_support::{
-    expect_version, guarded, item, items_bson, rewriting, stored, with_parents, Item,
+    element_has, element_is, expect_version, guarded, in_place, item, items_bson, rewriting,
+    stored, with_parents, Item,
 };
 use odm::prelude::*;
 use odm_testing::TestDb;
@@ -20,7 +21,8 @@ use serde::{Deserialize, Serialize};
 // versioning.test.js: it('versioning without version key')
 // Nearest equivalent: Mongoose leaves `__v` out with a projection; odm has
 // none, so the stored document simply has no `__v`. An in-place edit then
-// puts no version term in the filter.
+// puts no version term in the filter (odm's positional guard still requires
+// the element's value as loaded).
 #[tokio::test]
 async fn versioning_without_version_key() {
     #[derive(Debug, Serialize, Deserialize, Document)]
@@ -42,7 +44,14 @@ async fn versioning_without_version_key() {
     assert_eq!(
         d.changes(),
         Some((
-            doc! { "_id": id },
+            in_place(
+                doc! { "_id": id },
+                vec![element_has(
+                    "comments",
+                    0,
+                    &[("title", Some("does it work?".into()))]
+                )]
+            ),
             doc! { "$set": { "comments.0.title": "no version was included" } }
         ))
     );
@@ -122,7 +131,10 @@ async fn version_works_with_existing_unversioned_docs() {
     d.numbers[1] = 10;
     assert_eq!(
         d.changes(),
-        Some((doc! { "_id": id }, doc! { "$set": { "numbers.1": 10 } }))
+        Some((
+            in_place(doc! { "_id": id }, vec![element_is("numbers", 1, 2)]),
+            doc! { "$set": { "numbers.1": 10 } }
+        ))
     );
     d.save().await.unwrap();
     assert_eq!(d.version(), None);
@@ -318,7 +330,11 @@ async fn combines_inc_and_where_when_pull_and_index_set_happen_together() {
     assert_eq!(
         user.changes(),
         Some((
-            doc! { "_id": id, "__v": 0 },
+            // odm's positional guard: tags.0 still as loaded.
+            in_place(
+                doc! { "_id": id, "__v": 0 },
+                vec![element_is("tags", 0, "tag1")]
+            ),
             doc! {
                 "$set": { "tags.0": "modified" },
                 "$pull": { "items": { "_id": { "$in": [items[0].id] } } },
@@ -351,7 +367,18 @@ async fn rejects_stale_update_after_pull_when_another_client_modifies_by_index()
     assert_eq!(
         b.changes(),
         Some((
-            doc! { "_id": id, "__v": 0 },
+            // odm's positional guard: the same item, its name as loaded.
+            in_place(
+                doc! { "_id": id, "__v": 0 },
+                vec![element_has(
+                    "items",
+                    1,
+                    &[
+                        ("_id", Some(items[1].id.into())),
+                        ("name", Some("item2".into()))
+                    ]
+                )]
+            ),
             doc! { "$set": { "items.1.name": "updated" } }
         ))
     );
@@ -376,7 +403,10 @@ async fn combines_where_and_inc_regardless_of_operation_order() {
     assert_eq!(
         user.changes(),
         Some((
-            doc! { "_id": id, "__v": 0 },
+            in_place(
+                doc! { "_id": id, "__v": 0 },
+                vec![element_is("tags", 0, "tag1")]
+            ),
             doc! {
                 "$set": { "tags.0": "modified" },
                 "$push": { "items": { "$each": items_bson(std::slice::from_ref(&item4)) } },

@@ -17,21 +17,21 @@ async fn save_change(
     expected_update: odm::bson::Document,
     version_in_filter: bool,
 ) -> (Post, odm::bson::Document, Option<i64>) {
-    let filter = move |id| {
+    let filter = move |p: &Post| {
         if version_in_filter {
-            doc! { "_id": id, "__v": 0 }
+            doc! { "_id": p.id, "__v": 0 }
         } else {
-            doc! { "_id": id }
+            doc! { "_id": p.id }
         }
     };
     save_change_filtered(change, expected_update, filter).await
 }
 
-/// [`save_change`], with the expected filter made from the id.
+/// [`save_change`], with the expected filter made from the post as created.
 async fn save_change_filtered(
     change: impl FnOnce(&mut Post),
     expected_update: odm::bson::Document,
-    expected_filter: impl FnOnce(ObjectId) -> odm::bson::Document,
+    expected_filter: impl FnOnce(&Post) -> odm::bson::Document,
 ) -> (Post, odm::bson::Document, Option<i64>) {
     let t = TestDb::new().await;
     let posts = Post::model(&t.db);
@@ -39,7 +39,7 @@ async fn save_change_filtered(
     let id = created.id;
     let mut doc = posts.find_by_id(id).await.unwrap().unwrap();
     change(&mut doc);
-    let filter = expected_filter(id);
+    let filter = expected_filter(&created);
     assert_eq!(doc.changes(), Some((filter, expected_update)));
     doc.save().await.unwrap();
     assert_eq!(doc.changes(), None, "nothing pending after a save");
@@ -98,7 +98,7 @@ async fn nested_field_is_a_set_of_the_leaf() {
         |p| p.meta.city = "Bergen".into(),
         doc! { "$set": { "meta.city": "Bergen" } },
         // No version check: the parent guard instead.
-        |id| with_parents(doc! { "_id": id }, &["meta"]),
+        |p| with_parents(doc! { "_id": p.id }, &["meta"]),
     )
     .await;
     assert_eq!(
@@ -136,9 +136,9 @@ async fn clean_removal_of_primitives_is_a_pull_all_with_inc() {
         |p| p.numbers.retain(|n| *n != 2 && *n != 5),
         doc! { "$pullAll": { "numbers": [2, 5] }, "$inc": { "__v": 1 } },
         // No version in the filter: the removal guard, one term per value.
-        |id| {
+        |p| {
             guarded(
-                doc! { "_id": id },
+                doc! { "_id": p.id },
                 "numbers",
                 &[(2.into(), 1), (5.into(), 1)],
             )
@@ -201,9 +201,9 @@ async fn removal_of_sub_documents_without_id_sets_the_array() {
         doc! { "$set": { "notes": [{ "text": "y" }] }, "$inc": { "__v": 1 } },
         // The rewrite guard (save-rules.md): the whole-array $set also
         // requires the array this copy loaded.
-        |id| {
+        |p| {
             rewriting(
-                doc! { "_id": id, "__v": 0 },
+                doc! { "_id": p.id, "__v": 0 },
                 "notes",
                 vec![doc! { "text": "x" }, doc! { "text": "y" }],
             )
@@ -219,10 +219,17 @@ async fn removal_of_sub_documents_without_id_sets_the_array() {
 
 #[tokio::test]
 async fn in_place_element_change_is_positional_with_version_check() {
-    let (_, stored, version) = save_change(
+    let (_, stored, version) = save_change_filtered(
         |p| p.numbers[2] = 30,
         doc! { "$set": { "numbers.2": 30 } },
-        true,
+        // The positional guard (save-rules.md): the element must still hold
+        // the 3 this copy loaded.
+        |p| {
+            in_place(
+                doc! { "_id": p.id, "__v": 0 },
+                vec![element_is("numbers", 2, 3)],
+            )
+        },
     )
     .await;
     assert_eq!(stored.get_array("numbers").unwrap()[2], Bson::Int32(30));
@@ -236,10 +243,23 @@ async fn in_place_element_change_is_positional_with_version_check() {
 
 #[tokio::test]
 async fn in_place_sub_document_field_is_positional() {
-    let (_, stored, version) = save_change(
+    let (_, stored, version) = save_change_filtered(
         |p| p.comments[1].text = "B".into(),
         doc! { "$set": { "comments.1.text": "B" } },
-        true,
+        // The positional guard: the same sub-document, its text as loaded.
+        |p| {
+            in_place(
+                doc! { "_id": p.id, "__v": 0 },
+                vec![element_has(
+                    "comments",
+                    1,
+                    &[
+                        ("_id", Some(p.comments[1].id.into())),
+                        ("text", Some("b".into())),
+                    ],
+                )],
+            )
+        },
     )
     .await;
     let second = stored.get_array("comments").unwrap()[1]
@@ -282,9 +302,9 @@ async fn other_array_changes_set_the_whole_array_with_all() {
             doc! { "$set": { "numbers": expected.clone() }, "$inc": { "__v": 1 } },
             // The rewrite guard (save-rules.md): the whole-array $set also
             // requires the array this copy loaded.
-            |id| {
+            |p| {
                 rewriting(
-                    doc! { "_id": id, "__v": 0 },
+                    doc! { "_id": p.id, "__v": 0 },
                     "numbers",
                     vec![1, 2, 3, 4, 5, 6],
                 )
@@ -329,10 +349,20 @@ async fn duplicates_removed_partly_set_the_whole_array() {
 
 #[tokio::test]
 async fn push_inside_an_array_element_is_all() {
-    let (value, stored, version) = save_change(
+    let (value, stored, version) = save_change_filtered(
         |p| p.comments[2].replies.push("hi".into()),
         doc! { "$push": { "comments.2.replies": { "$each": ["hi"] } }, "$inc": { "__v": 1 } },
-        true,
+        // The push lands in the sub-document this copy loaded there.
+        |p| {
+            in_place(
+                doc! { "_id": p.id, "__v": 0 },
+                vec![element_has(
+                    "comments",
+                    2,
+                    &[("_id", Some(p.comments[2].id.into()))],
+                )],
+            )
+        },
     )
     .await;
     assert_eq!(value.comments[2].replies, ["hi"]);
@@ -361,7 +391,7 @@ async fn skip_versioning_field_has_no_version_effect() {
 
 #[tokio::test]
 async fn effects_accumulate_over_one_save() {
-    let (_, stored, version) = save_change(
+    let (_, stored, version) = save_change_filtered(
         |p| {
             p.title = "t".into();
             p.numbers.push(7);
@@ -372,7 +402,19 @@ async fn effects_accumulate_over_one_save() {
             "$push": { "numbers": { "$each": [7] } },
             "$inc": { "__v": 1 },
         },
-        true,
+        |p| {
+            in_place(
+                doc! { "_id": p.id, "__v": 0 },
+                vec![element_has(
+                    "comments",
+                    0,
+                    &[
+                        ("_id", Some(p.comments[0].id.into())),
+                        ("text", Some("a".into())),
+                    ],
+                )],
+            )
+        },
     )
     .await;
     assert_eq!(stored.get_i32("__v").unwrap(), 1);

@@ -246,11 +246,15 @@ async fn documents_stored_without_a_version() {
     posts.collection().insert_one(raw).await.unwrap();
     let mut doc = posts.find_by_id(p.id).await.unwrap().unwrap();
     assert_eq!(doc.version(), None);
-    // WHERE without a version: no version term in the filter.
+    // WHERE without a version: no version term in the filter (the
+    // positional guard still requires the element as loaded).
     doc.numbers[0] = 10;
     assert_eq!(
         doc.changes(),
-        Some((doc! { "_id": p.id }, doc! { "$set": { "numbers.0": 10 } }))
+        Some((
+            in_place(doc! { "_id": p.id }, vec![element_is("numbers", 0, 1)]),
+            doc! { "$set": { "numbers.0": 10 } }
+        ))
     );
     doc.save().await.unwrap();
     assert_eq!(doc.version(), None);

@@ -47,7 +47,11 @@ async fn example_2_positional_set_after_a_pull_fails() {
     assert_eq!(
         b.changes(),
         Some((
-            doc! { "_id": p.id, "__v": 0 },
+            // The positional guard: element 2 as B loaded it.
+            in_place(
+                doc! { "_id": p.id, "__v": 0 },
+                vec![element_is("numbers", 2, 3)]
+            ),
             doc! { "$set": { "numbers.2": 33 } }
         ))
     );

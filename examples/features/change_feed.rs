@@ -20,6 +20,15 @@ pub struct Order {
     pub status: String,
 }
 
+/// Where a worker keeps its place: the token of the last event it handled
+/// (stored by serde, as any field).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Checkpoint {
+    #[serde(rename = "_id")]
+    pub id: String,
+    pub token: ResumeToken,
+}
+
 /// What happened, for tests/examples_run.rs.
 #[derive(Debug)]
 pub struct Outcome {
@@ -34,16 +43,19 @@ pub struct Outcome {
 /// The next paid order of `feed`, and its token stored in `checkpoints`.
 async fn next_paid(
     feed: &mut ChangeStream<Order>,
-    checkpoints: &mongodb::Collection<odm::bson::Document>,
+    checkpoints: &mongodb::Collection<Checkpoint>,
 ) -> odm::Result<i64> {
     loop {
         let event = tokio::time::timeout(Duration::from_secs(10), feed.next())
             .await
             .expect("an event within 10 s")
             .expect("the feed is open")?;
-        let token = odm::bson::to_bson(event.resume_token())?;
+        let checkpoint = Checkpoint {
+            id: "paid-orders".into(),
+            token: event.resume_token().clone(),
+        };
         checkpoints
-            .replace_one(doc! { "_id": "paid-orders" }, doc! { "token": token })
+            .replace_one(doc! { "_id": "paid-orders" }, checkpoint)
             .upsert(true)
             .await?;
         if event.operation_type == OperationType::Update {
@@ -56,7 +68,7 @@ async fn next_paid(
 
 pub async fn run(db: &mongodb::Database) -> odm::Result<Outcome> {
     let orders = Order::model(db);
-    let checkpoints = db.collection::<odm::bson::Document>("checkpoints");
+    let checkpoints = db.collection::<Checkpoint>("checkpoints");
     for (id, customer) in [(1, "ann"), (2, "bob"), (3, "cid")] {
         let status = "OPEN".to_string();
         orders
@@ -89,12 +101,11 @@ pub async fn run(db: &mongodb::Database) -> odm::Result<Outcome> {
     pay(2).await?;
     pay(3).await?;
 
-    let stored = checkpoints
+    let token = checkpoints
         .find_one(doc! { "_id": "paid-orders" })
         .await?
-        .expect("a checkpoint");
-    let token: ResumeToken = odm::bson::from_bson(stored.get("token").cloned().unwrap_or_default())
-        .expect("a token odm stored");
+        .expect("a checkpoint")
+        .token;
 
     println!("worker 2 resumes from the stored token");
     let mut feed = orders

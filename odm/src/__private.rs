@@ -8,6 +8,7 @@ pub use crate::model::hooks::{HookContext, Hooks};
 pub use crate::model::insert_id::set_id;
 pub use crate::model::save_build;
 pub use crate::model::Document;
+pub use crate::plan::guard::position::edit_terms as position_guard_terms;
 pub use crate::plan::timestamps::TimestampField;
 pub use crate::schema::index_kinds::{Collation, Key as IndexKey, TextOptions};
 pub use crate::schema::index_spec::{Condition, IndexSpec, PartialOp, PartialValue, Term};

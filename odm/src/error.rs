@@ -195,6 +195,9 @@ pub struct VersionError {
     pub version: i64,
     /// The dotted BSON paths the save would have written.
     pub modified_paths: Vec<String>,
+    /// What changed in the store since this copy read it (see
+    /// [`stored_changes`](VersionError::stored_changes)).
+    pub(crate) stored_changes: Option<Vec<String>>,
 }
 
 impl fmt::Display for VersionError {
@@ -210,6 +213,24 @@ impl fmt::Display for VersionError {
 }
 
 impl VersionError {
+    /// The error of a stale copy loaded at `version`, whose save would have
+    /// written `modified_paths`; what changed in the store is not known
+    /// yet (see [`stored_changes`](VersionError::stored_changes)).
+    pub(crate) fn new(id: Bson, version: i64, modified_paths: Vec<String>) -> VersionError {
+        VersionError {
+            id,
+            version,
+            modified_paths,
+            stored_changes: None,
+        }
+    }
+
+    /// This error, naming `paths` as what changed in the store.
+    pub(crate) fn with_stored_changes(mut self, paths: Vec<String>) -> VersionError {
+        self.stored_changes = Some(paths);
+        self
+    }
+
     /// The `_id` of the document.
     pub fn id(&self) -> &Bson {
         &self.id
@@ -218,9 +239,33 @@ impl VersionError {
     pub fn version(&self) -> i64 {
         self.version
     }
-    /// The dotted BSON paths the save would have written.
+    /// The dotted BSON paths the save would have written: what this copy
+    /// changed since it was loaded (the same paths as
+    /// [`Doc::modified_paths`](crate::Doc::modified_paths)).
     pub fn modified_paths(&self) -> &[String] {
         &self.modified_paths
+    }
+
+    /// The dotted BSON paths whose stored value differs from what this copy
+    /// loaded: what another writer changed since. Read by one read of the
+    /// document after the refused write (a save that succeeds reads
+    /// nothing more), and compared at the depth the save rules write at:
+    /// `meta.city` for a nested field, `comments.1.text` for an element
+    /// changed in place, `tags` for an array pushed to, pulled from or
+    /// rewritten, a field the other writer added or removed by its name.
+    /// The version key and the fence (`__fence`) are not fields and never
+    /// named. `None` when the document is gone or could not be read (the
+    /// read failed, or the refusal came from
+    /// [`Model::update_with_retry`](crate::Model::update_with_retry)'s
+    /// tries before its last, which reload anyway).
+    ///
+    /// From [`Doc::rebase`](crate::Doc::rebase), the paths of the store
+    /// that overlap this copy's changes: why it could not merge them.
+    ///
+    /// Paths only: the values stay in the store, to be read by whoever
+    /// may see them.
+    pub fn stored_changes(&self) -> Option<&[String]> {
+        self.stored_changes.as_deref()
     }
 }
 

@@ -63,6 +63,7 @@ pub use model::doc::Doc;
 pub use model::hooks;
 pub use model::hooks::{HookContext, Hooks};
 pub use model::query::{Count, Create, Find, FindOne};
+pub use model::rebase::Rebase;
 pub use model::reload::Reload;
 pub use model::save::Save;
 pub use model::stream::FindStream;

@@ -48,3 +48,62 @@ pub fn rewriting(mut filter: Document, path: &str, loaded: impl Into<Bson>) -> D
     filter.insert(path, doc! { "$eq": loaded.into() });
     filter
 }
+
+/// The positional guard's term for a plain element: element `i` of the
+/// array at `array` (a field path without indexes) still holds `loaded`
+/// (null by its type, so an absent element does not pass for it).
+pub fn element_is(array: &str, i: i32, loaded: impl Into<Bson>) -> Bson {
+    let element = doc! { "$arrayElemAt": [format!("${array}"), i] };
+    Bson::Document(match loaded.into() {
+        Bson::Null => doc! { "$eq": [{ "$type": element }, "null"] },
+        loaded => doc! { "$eq": [element, loaded] },
+    })
+}
+
+/// The positional guard's term for a sub-document element: element `i`
+/// of the array at `array` still holds each `(field, loaded)` (its `_id`
+/// first when it has one; `None`: the field is absent).
+pub fn element_has(array: &str, i: i32, fields: &[(&str, Option<Bson>)]) -> Bson {
+    let element = doc! { "$arrayElemAt": [format!("${array}"), i] };
+    let mut checks: Vec<Bson> = fields
+        .iter()
+        .map(|(field, loaded)| {
+            let at = format!("$$e.{field}");
+            Bson::Document(match loaded {
+                None => doc! { "$eq": [{ "$type": at }, "missing"] },
+                Some(Bson::Null) => doc! { "$eq": [{ "$type": at }, "null"] },
+                Some(loaded) => doc! { "$eq": [at, loaded.clone()] },
+            })
+        })
+        .collect();
+    let body = if checks.len() == 1 {
+        checks.pop().unwrap()
+    } else {
+        Bson::Document(doc! { "$and": checks })
+    };
+    Bson::Document(doc! { "$let": { "vars": { "e": element }, "in": body } })
+}
+
+/// `filter` with the positional guard `terms` in its `$expr` (after the
+/// removal guard's, if the filter has one): a save that edits array
+/// elements in place requires each to still hold what the copy loaded.
+pub fn in_place(mut filter: Document, terms: Vec<Bson>) -> Document {
+    let mut all = match filter.remove("$expr") {
+        None => Vec::new(),
+        Some(Bson::Document(d)) if d.len() == 1 && d.contains_key("$and") => {
+            d.get_array("$and").unwrap().clone()
+        }
+        Some(other) => vec![other],
+    };
+    all.extend(terms);
+    if all.is_empty() {
+        return filter;
+    }
+    let expr = if all.len() == 1 {
+        all.pop().unwrap()
+    } else {
+        Bson::Document(doc! { "$and": all })
+    };
+    filter.insert("$expr", expr);
+    filter
+}

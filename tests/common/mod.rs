@@ -13,7 +13,7 @@ pub mod values;
 #[allow(unused_imports)] // each test binary uses a different subset
 pub use faults::{FailPoint, Fault};
 #[allow(unused_imports)]
-pub use guard::{guarded, rewriting, with_parents};
+pub use guard::{element_has, element_is, guarded, in_place, rewriting, with_parents};
 #[allow(unused_imports)]
 pub use monitor::{Monitor, Monitored};
 use odm::bson::Document as BsonDocument;

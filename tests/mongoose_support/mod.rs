@@ -7,7 +7,7 @@
 mod guard;
 
 #[allow(unused_imports)] // each test binary uses a different subset
-pub use guard::{guarded, rewriting, with_parents};
+pub use guard::{element_has, element_is, guarded, in_place, rewriting, with_parents};
 use odm::bson::{doc, oid::ObjectId, Document as BsonDoc};
 use odm::{Document, Error, Model};
 use serde::{Deserialize, Serialize};

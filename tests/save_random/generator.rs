@@ -81,8 +81,9 @@ fn push_one<T: Debug>(
 }
 
 /// One random change to a `Vec`: push, remove, insert, reorder, replace,
-/// edit in place, pop, shift, clear.
-pub fn mutate_vec<T: Clone + Debug>(
+/// edit in place, pop, shift, clear, and the changes that end one element
+/// different (a pop then a push, an assignment).
+pub fn mutate_vec<T: Clone + Debug + PartialEq>(
     name: &str,
     v: &mut Vec<T>,
     rng: &mut Rng,
@@ -91,7 +92,7 @@ pub fn mutate_vec<T: Clone + Debug>(
     edit: &mut dyn FnMut(&mut T, &mut Rng) -> String,
 ) -> String {
     let len = v.len();
-    let op = rng.weighted(&[3, 1, 3, 1, 2, 1, 1, 1, 1, 3, 2, 1, 1, 1]);
+    let op = rng.weighted(&[3, 1, 3, 1, 2, 1, 1, 1, 1, 3, 2, 1, 1, 1, 1, 1]);
     match op {
         0 => push_one(name, v, rng, gen),
         1 => {
@@ -164,8 +165,113 @@ pub fn mutate_vec<T: Clone + Debug>(
             v.clear();
             format!("{name}: clear")
         }
+        14 | 15 if len > 0 => {
+            let how = if op == 14 {
+                Rewrite::PopPush
+            } else {
+                Rewrite::Assign
+            };
+            let changed = if rng.chance(50) {
+                one_different(name, v, rng, &mut anew(gen), Some(how))
+            } else {
+                one_different(name, v, rng, &mut edited(edit), Some(how))
+            };
+            match changed {
+                Some((d, _)) => d,
+                None => format!("{name}: unchanged (no different value drawn)"),
+            }
+        }
         _ => push_one(name, v, rng, gen),
     }
+}
+
+/// How [`one_different`] writes its change.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Rewrite {
+    /// A pop, then a push of another value: the last element differs.
+    PopPush,
+    /// A whole new array, equal to the old one but at one index.
+    Assign,
+}
+
+/// One element of `v` made different, written as a whole-array change
+/// (issue 35): a pop then a push of the new value, or an assignment of a
+/// new array that differs at one index (`how`, or either at random). The
+/// new element is `vary` of the old one (a sub-document keeping its `_id`
+/// stays the same element). The diff sees both as an in-place edit of
+/// that element (no version bump). Returns the description and the index;
+/// `None` when `v` is empty or no different value was drawn.
+pub fn one_different<T: Clone + Debug + PartialEq>(
+    name: &str,
+    v: &mut Vec<T>,
+    rng: &mut Rng,
+    vary: &mut dyn FnMut(&T, &mut Rng) -> T,
+    how: Option<Rewrite>,
+) -> Option<(String, usize)> {
+    if v.is_empty() {
+        return None;
+    }
+    let how = how.unwrap_or(if rng.chance(50) {
+        Rewrite::PopPush
+    } else {
+        Rewrite::Assign
+    });
+    let i = match how {
+        Rewrite::PopPush => v.len() - 1,
+        Rewrite::Assign => rng.below(v.len()),
+    };
+    let x = (0..4).map(|_| vary(&v[i], rng)).find(|x| *x != v[i])?;
+    let d = match how {
+        Rewrite::PopPush => {
+            let old = v.pop();
+            let d = format!("{name}: pop ({old:?}), push {x:?}");
+            v.push(x);
+            d
+        }
+        Rewrite::Assign => {
+            let mut new = v.clone();
+            new[i] = x;
+            let d = format!("{name} = {new:?} (assigned: only [{i}] differs)");
+            *v = new;
+            d
+        }
+    };
+    Some((d, i))
+}
+
+/// A value drawn anew by `gen` (for [`one_different`]).
+pub fn anew<T>(gen: &mut dyn FnMut(&mut Rng) -> T) -> impl FnMut(&T, &mut Rng) -> T + '_ {
+    move |_, rng| gen(rng)
+}
+
+/// The old value changed by `edit` (for [`one_different`]).
+pub fn edited<T: Clone>(
+    edit: &mut dyn FnMut(&mut T, &mut Rng) -> String,
+) -> impl FnMut(&T, &mut Rng) -> T + '_ {
+    move |old, rng| {
+        let mut x = old.clone();
+        edit(&mut x, rng);
+        x
+    }
+}
+
+/// An in-place edit of element `i` of `v` by `edit` (the second half of
+/// issue 35's pattern), described; `None` when `v` has no element `i`.
+pub fn edit_at<T>(
+    name: &str,
+    v: &mut [T],
+    i: usize,
+    rng: &mut Rng,
+    edit: &mut dyn FnMut(&mut T, &mut Rng) -> String,
+) -> Option<String> {
+    let x = v.get_mut(i)?;
+    Some(format!("{name}[{i}]{} (in place)", edit(x, rng)))
+}
+
+/// A string replaced by a drawn one (an element edit), described.
+pub fn new_str(x: &mut String, rng: &mut Rng) -> String {
+    *x = s(rng);
+    format!(" = {x:?}")
 }
 
 pub fn str_vec(name: &str, v: &mut Vec<String>, rng: &mut Rng) -> String {

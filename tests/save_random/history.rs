@@ -10,9 +10,9 @@ use odm_testing::update::apply;
 use crate::checks::{check_saved, load, partial_field, raw_stored, ser, VERSION_KEY};
 use crate::compare::{diff_path, kind_path, same_changes, same_doc};
 use crate::generator::Rng;
-use crate::shapes::{Insert, Shape};
+use crate::shapes::{Insert, Shape, Spot};
 use crate::show::{err_kind, sd, short, show_changes};
-use crate::stale::{check_merge, check_positional, check_rewrites};
+use crate::stale::{check_elements, check_merge, check_positional, check_rewrites};
 
 pub struct Failure {
     pub shape: &'static str,
@@ -73,12 +73,25 @@ async fn save_single<S: Shape>(
     doc: &mut Doc<S>,
     who: &str,
 ) -> Result<BsonDocument, Failure> {
-    save_single_as(cx, rng, model, id, doc, who, false).await
+    Ok(save_single_as(cx, rng, model, id, doc, who, How::Random)
+        .await?
+        .0)
 }
 
-/// [`save_single`]; `in_place`: the change is the shape's
-/// [`edit_in_place`](Shape::edit_in_place) (random changes when it has
-/// none).
+/// What the change before a save is.
+#[derive(Clone, Copy, PartialEq)]
+enum How {
+    /// 1-3 random changes.
+    Random,
+    /// The shape's [`edit_in_place`](Shape::edit_in_place).
+    InPlace,
+    /// The shape's [`one_element`](Shape::one_element); the element is
+    /// written to `spot`.
+    OneElement,
+}
+
+/// [`save_single`], the change made `how` says (random changes when the
+/// shape has none of that kind).
 async fn save_single_as<S: Shape>(
     cx: &mut Ctx,
     rng: &mut Rng,
@@ -86,9 +99,18 @@ async fn save_single_as<S: Shape>(
     id: &Bson,
     doc: &mut Doc<S>,
     who: &str,
-    in_place: bool,
-) -> Result<BsonDocument, Failure> {
-    match in_place.then(|| doc.edit_in_place(rng)).flatten() {
+    how: How,
+) -> Result<(BsonDocument, Option<Spot>), Failure> {
+    let mut spot = None;
+    let described = match how {
+        How::Random => None,
+        How::InPlace => doc.edit_in_place(rng),
+        How::OneElement => doc.one_element(rng).map(|(d, at)| {
+            spot = Some(at);
+            d
+        }),
+    };
+    match described {
         Some(d) => cx.log(format!("{who} changes: {d}")),
         None => mutate_some(cx, rng, &mut **doc, who),
     }
@@ -107,7 +129,7 @@ async fn save_single_as<S: Shape>(
             ),
         ));
     }
-    check_saved(cx, model, id, doc, who).await
+    Ok((check_saved(cx, model, id, doc, who).await?, spot))
 }
 
 pub async fn insert<S: Shape>(
@@ -215,21 +237,42 @@ pub async fn history<S: Shape>(model: Model<S>, seed: u64) -> Result<(), Failure
         // The stale-rewrite pattern (issue 21): A edits in place, B
         // (loaded before) rewrites the same containers.
         let pattern = rng.chance(30);
+        // The stale-element pattern (issue 35): A changes one array so
+        // that one element ends different (a pop and a push, or an
+        // assignment), B (loaded before) edits that element in place.
+        let element = !pattern && rng.chance(30);
         cx.log(format!(
             "round {round}: two copies, B goes stale{}",
-            if pattern { " (stale rewrite)" } else { "" }
+            match (pattern, element) {
+                (true, _) => " (stale rewrite)",
+                (_, true) => " (stale element edit)",
+                _ => "",
+            }
         ));
         let pre_a = raw_stored(model, &id).await.expect("stored");
         let mut a = load(&cx, model, &id, "A").await?;
         let mut b = load(&cx, model, &id, "B").await?;
         let orig = ser(&*b);
         let mut pre_b = pre_a.clone();
+        let mut spot = None;
         for n in 0..1 + usize::from(rng.chance(25)) {
-            let in_place = pattern && n == 0;
-            pre_b = save_single_as(&mut cx, &mut rng, model, &id, &mut a, "A", in_place).await?;
+            let how = match (pattern, element, n) {
+                (true, _, 0) => How::InPlace,
+                (_, true, 0) => How::OneElement,
+                _ => How::Random,
+            };
+            let (stored, at) =
+                save_single_as(&mut cx, &mut rng, model, &id, &mut a, "A", how).await?;
+            pre_b = stored;
+            spot = spot.or(at);
         }
         let a_doc = ser(&*a);
-        match pattern.then(|| b.rewrite(&mut rng)).flatten() {
+        let b_change = match (pattern, spot) {
+            (true, _) => b.rewrite(&mut rng),
+            (_, Some(spot)) => b.edit_element(spot, &mut rng),
+            _ => None,
+        };
+        match b_change {
             Some(d) => cx.log(format!("B changes: {d}")),
             None => mutate_some(&mut cx, &mut rng, &mut *b, "B"),
         }
@@ -360,6 +403,7 @@ pub async fn history<S: Shape>(model: Model<S>, seed: u64) -> Result<(), Failure
                 if let Some((_, update)) = &b_changes {
                     check_positional(&orig, &pre_b, update, &mut errs);
                     check_rewrites(&pre_a, &pre_b, update, &mut errs);
+                    check_elements(&pre_a, &pre_b, update, &mut errs);
                 }
                 let mut keys: Vec<&String> = orig
                     .keys()

@@ -248,31 +248,112 @@ pub fn check_rewrites(
     update: &BsonDocument,
     errs: &mut Vec<(String, String)>,
 ) {
-    for op in ["$set", "$unset"] {
-        let Ok(spec) = update.get_document(op) else {
+    for (op, path) in set_paths(update) {
+        let Some(o) = at_path(orig, path) else {
             continue;
         };
-        for path in spec.keys() {
-            let Some(o) = at_path(orig, path) else {
-                continue;
-            };
-            if !matches!(o, Bson::Document(_) | Bson::Array(_)) {
-                continue;
+        if !matches!(o, Bson::Document(_) | Bson::Array(_)) {
+            continue;
+        }
+        let a = at_path(a_doc, path);
+        if !a.is_some_and(|a| mongo_eq(o, a)) {
+            errs.push((
+                format!(
+                    "stale B: a rewrite replaced what A changed since B loaded [{}]",
+                    kind_path(path)
+                ),
+                format!(
+                    "B's {op} of {path}; B loaded {}, A saved {}",
+                    sb(o),
+                    a.map_or("(absent)".into(), sb)
+                ),
+            ));
+        }
+    }
+}
+
+/// The paths of an update's `$set` and `$unset`, each with its operator.
+fn set_paths(update: &BsonDocument) -> impl Iterator<Item = (&'static str, &String)> {
+    ["$set", "$unset"].into_iter().flat_map(move |op| {
+        update
+            .get_document(op)
+            .into_iter()
+            .flat_map(move |spec| spec.keys().map(move |path| (op, path)))
+    })
+}
+
+/// The value at a dotted path, and whether the path goes through an array
+/// element; `None` for the value when it is absent, `None` for the whole
+/// when a parent on the way is absent or not a container.
+fn walk<'a>(doc: &'a BsonDocument, path: &str) -> Option<(bool, Option<&'a Bson>)> {
+    let parts: Vec<&str> = path.split('.').collect();
+    let (last, parents) = parts.split_last()?;
+    let mut positional = false;
+    let mut holder = Holder::Doc(doc);
+    for part in parents {
+        let next = match holder {
+            Holder::Doc(d) => d.get(*part)?,
+            Holder::Array(a) => {
+                positional = true;
+                a.get(part.parse::<usize>().ok()?)?
             }
-            let a = at_path(a_doc, path);
-            if !a.is_some_and(|a| mongo_eq(o, a)) {
-                errs.push((
-                    format!(
-                        "stale B: a rewrite replaced what A changed since B loaded [{}]",
-                        kind_path(path)
-                    ),
-                    format!(
-                        "B's {op} of {path}; B loaded {}, A saved {}",
-                        sb(o),
-                        a.map_or("(absent)".into(), sb)
-                    ),
-                ));
-            }
+        };
+        holder = match next {
+            Bson::Document(d) => Holder::Doc(d),
+            Bson::Array(a) => Holder::Array(a),
+            _ => return None,
+        };
+    }
+    Some(match holder {
+        Holder::Doc(d) => (positional, d.get(*last)),
+        Holder::Array(a) => (true, a.get(last.parse::<usize>().ok()?)),
+    })
+}
+
+enum Holder<'a> {
+    Doc(&'a BsonDocument),
+    Array(&'a [Bson]),
+}
+
+/// The positional guard (issue 35): a `$set` or `$unset` of B through an
+/// array element, over a value B loaded that is not a document or an
+/// array (those are the rewrite guard's), must not land when A changed
+/// that value since B loaded: compared on the stored documents, B's load
+/// (`orig`) and just before B's save (`a_doc`), by MongoDB's equality (a
+/// change of a number's type or sign alone is not seen), null and absent
+/// told apart.
+pub fn check_elements(
+    orig: &BsonDocument,
+    a_doc: &BsonDocument,
+    update: &BsonDocument,
+    errs: &mut Vec<(String, String)>,
+) {
+    for (op, path) in set_paths(update) {
+        let Some((true, o)) = walk(orig, path) else {
+            continue;
+        };
+        if matches!(o, Some(Bson::Document(_) | Bson::Array(_))) {
+            continue;
+        }
+        let a = walk(a_doc, path).and_then(|(_, a)| a);
+        let kept = match (o, a) {
+            (None, None) => true,
+            (Some(o), Some(a)) => mongo_eq(o, a),
+            _ => false,
+        };
+        if !kept {
+            let show = |x: Option<&Bson>| x.map_or("(absent)".into(), sb);
+            errs.push((
+                format!(
+                    "stale B: a positional edit replaced an element A changed since B loaded [{}]",
+                    kind_path(path)
+                ),
+                format!(
+                    "B's {op} of {path}; B loaded {}, A saved {}",
+                    show(o),
+                    show(a)
+                ),
+            ));
         }
     }
 }

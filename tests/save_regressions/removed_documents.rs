@@ -9,7 +9,7 @@ use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
 use crate::assert_stored;
-use crate::common::rewriting;
+use crate::common::{element_has, in_place, rewriting};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Inner {
@@ -100,11 +100,19 @@ pub async fn a_stale_write_under_a_removed_document_fails_instead_of_storing_a_f
         a.changes().unwrap(),
         (
             // The rewrite guard (save-rules.md): the rewrite also
-            // requires what this copy loaded there.
-            rewriting(
-                doc! { "_id": id, "__v": 2 },
-                "slots.0.inner",
-                doc! { "x": 1, "y": 2 }
+            // requires what this copy loaded there, and the positional
+            // guard the slot it loaded at 0.
+            in_place(
+                rewriting(
+                    doc! { "_id": id, "__v": 2 },
+                    "slots.0.inner",
+                    doc! { "x": 1, "y": 2 }
+                ),
+                vec![element_has(
+                    "slots",
+                    0,
+                    &[("_id", Some(a.slots[0].id.into()))]
+                )]
             ),
             doc! { "$unset": { "slots.0.inner": "" }, "$inc": { "__v": 1 } }
         )

@@ -5,16 +5,19 @@
 //! both land.
 //!
 //! The tests of the stored field order (a map reordered in memory, a copy
-//! saved untouched) have their bodies in `field_order.rs`.
+//! saved untouched) have their bodies in `field_order.rs`; those of the
+//! positional guard (issue 35: an in-place edit of an element requires the
+//! element as loaded) in `positional.rs`.
 
 #[path = "../common/mod.rs"]
 mod common;
 mod field_order;
+mod positional;
 
 use std::collections::BTreeMap;
 use std::future::IntoFuture;
 
-use common::{rewriting, stored, two_copies, with_parents};
+use common::{element_is, in_place, rewriting, stored, two_copies, with_parents};
 use odm::bson::{doc, Bson};
 use odm::prelude::*;
 use odm_testing::TestDb;
@@ -56,7 +59,10 @@ async fn a_stale_sort_does_not_drop_an_in_place_edit() {
     assert_eq!(
         a.changes(),
         Some((
-            doc! { "_id": id, "__v": 0 },
+            in_place(
+                doc! { "_id": id, "__v": 0 },
+                vec![element_is("tags", 4, "d")]
+            ),
             doc! { "$set": { "tags.4": "c" } }
         ))
     );
@@ -353,4 +359,52 @@ async fn a_map_reordered_in_memory_is_rewritten_against_the_stored_order() {
 #[tokio::test]
 async fn a_copy_saved_untouched_keeps_the_stored_order_and_missing_fields() {
     field_order::a_copy_saved_untouched_keeps_the_stored_order_and_missing_fields().await;
+}
+
+// ---------------------------------------------------------------------------
+// The positional guard (positional.rs)
+
+#[tokio::test]
+async fn positional_pop_and_push_then_a_stale_assignment() {
+    positional::pop_and_push_then_a_stale_assignment().await;
+}
+
+#[tokio::test]
+async fn positional_pop_and_push_then_a_stale_edit() {
+    positional::pop_and_push_then_a_stale_edit().await;
+}
+
+#[tokio::test]
+async fn positional_an_assignment_then_a_stale_edit_after_another_save() {
+    positional::an_assignment_then_a_stale_edit_after_another_save().await;
+}
+
+#[tokio::test]
+async fn positional_sub_documents_edited_in_place() {
+    positional::sub_documents_edited_in_place().await;
+}
+
+#[tokio::test]
+async fn positional_null_document_and_nan_elements() {
+    positional::null_document_and_nan_elements().await;
+}
+
+#[tokio::test]
+async fn positional_the_guard_alone_tells_a_stale_copy_from_a_deleted_document() {
+    positional::the_guard_alone_tells_a_stale_copy_from_a_deleted_document().await;
+}
+
+#[tokio::test]
+async fn positional_a_batch_carries_the_guard_bulk_write() {
+    positional::a_batch_carries_the_guard(odm::__private::BulkPath::BulkWrite).await;
+}
+
+#[tokio::test]
+async fn positional_a_batch_carries_the_guard_commands() {
+    positional::a_batch_carries_the_guard(odm::__private::BulkPath::Commands).await;
+}
+
+#[tokio::test]
+async fn positional_a_pop_and_push_racing_an_edit_of_the_element() {
+    positional::a_pop_and_push_racing_an_edit_of_the_element().await;
 }

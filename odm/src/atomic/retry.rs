@@ -3,12 +3,13 @@
 use mongodb::bson::Bson;
 use mongodb::ClientSession;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::doc::Doc;
 use crate::model::Document;
 use crate::model::Model;
 use crate::plan::request::not_found;
 use crate::plan::request::retry::Retry;
+use crate::wire::conflict_log::{self, Operation, Site};
 use crate::wire::session::{awaitable, send};
 
 /// A pending [`Model::update_with_retry`]; optionally
@@ -100,6 +101,12 @@ where
         mut session,
     } = this;
     let mut retry = Retry::new(id, attempts);
+    let site = Site {
+        model: T::__odm_meta().name,
+        collection: model.name(),
+        operation: Operation::UpdateWithRetry,
+    };
+    let mut retries = 0;
     loop {
         let loaded = model.find_raw(retry.filter.clone(), session.as_deref_mut());
         let Some(raw) = loaded.await? else {
@@ -112,10 +119,20 @@ where
         }
         // Checked and bumped whatever the model's concurrency mode.
         doc.increment();
-        match send(doc.save(), session.as_deref_mut()).await {
+        let save = doc.save().retrying(retry.last());
+        match send(save, session.as_deref_mut()).await {
             Ok(()) => return Ok(doc),
-            Err(e) if retry.again(&e) => continue,
-            Err(e) => return Err(e),
+            Err(e) if retry.again(&e) => {
+                retries += 1;
+                if let Error::Version(e) = &e {
+                    conflict_log::retried(site, e, retries);
+                }
+                continue;
+            }
+            Err(e) => {
+                conflict_log::failed(site, &e);
+                return Err(e);
+            }
         }
     }
 }

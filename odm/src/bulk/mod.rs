@@ -5,6 +5,7 @@
 mod answer;
 mod build;
 mod commands;
+mod conflicts;
 mod fence;
 mod path;
 mod prepare;
@@ -25,6 +26,7 @@ use crate::lock::Lease;
 use crate::model::doc::Doc;
 use crate::model::Document;
 use crate::model::Model;
+use crate::wire::conflict_log::Operation;
 use crate::wire::session::awaitable;
 
 /// A pending [`Model::bulk_save`]; `.await` it, optionally after
@@ -169,7 +171,14 @@ awaitable! {
     /// Runs the bulk save inside `session` (and its transaction, if one is
     /// open).
     session;
-    into_future(self) run::run(self.model, self.docs, self.path, self.fence, self.session)
+    into_future(self) run::run(
+        self.model,
+        self.docs,
+        self.path,
+        self.fence,
+        self.session,
+        Operation::BulkSave,
+    )
 }
 
 awaitable! {
@@ -180,7 +189,8 @@ awaitable! {
     into_future(self) async move {
         let model = self.model;
         let mut docs: Vec<Doc<T>> = self.values.into_iter().map(|v| model.new_doc(v)).collect();
-        let outcomes = run::run(model, &mut docs, self.path, None, self.session).await?;
+        let operation = Operation::InsertMany;
+        let outcomes = run::run(model, &mut docs, self.path, None, self.session, operation).await?;
         Ok(docs
             .into_iter()
             .zip(outcomes)

@@ -23,6 +23,7 @@ use crate::model::hooks::{self, HookContext};
 use crate::model::Document;
 use crate::model::Model;
 use crate::plan::request::{self, Plan};
+use crate::wire::conflict_log::{Operation, Site};
 
 /// A `Doc` whose outcome one read after the write settles.
 struct Pending {
@@ -46,6 +47,7 @@ pub(crate) async fn run<T: Document>(
     path: BulkPath,
     fence: Option<i64>,
     mut session: Option<&mut ClientSession>,
+    operation: Operation,
 ) -> Result<Vec<Result<()>>> {
     if docs.is_empty() {
         return Ok(Vec::new());
@@ -209,22 +211,49 @@ pub(crate) async fn run<T: Document>(
         };
     }
 
+    // Whole documents, when the update command's path read them.
+    let mut whole = found.is_some();
+    let found = match (found, pending.is_empty()) {
+        (found, true) => found,
+        (Some(found), false) => Some(found),
+        (None, false) => {
+            let mut clauses = clauses(docs, &pending);
+            // When some Doc is or may be stale, the same read takes whole
+            // documents, and those of the stale ones too: their stored
+            // changes then need no read of their own.
+            let stale = super::conflicts::stale_targets(docs, &outcomes);
+            whole = !stale.is_empty() || pending.iter().any(|p| p.missed);
+            if whole {
+                clauses.extend(stale);
+            }
+            let fenced = fence.is_some();
+            let read = read_seen(model, clauses, fenced, whole, session.as_deref_mut());
+            Some(read.await)
+        }
+    };
     if !pending.is_empty() {
         own = true;
-        let found = match found {
-            Some(found) => found,
-            None => {
-                let clauses = clauses(docs, &pending);
-                read_seen(model, clauses, fence.is_some(), session.as_deref_mut()).await
-            }
-        };
+        let found = found.as_ref().expect("read for the pending Docs");
         settle(model, docs, pending, &mut outcomes, found);
     }
+    let site = Site {
+        model: meta.name,
+        collection: model.name(),
+        operation,
+    };
     if !own {
         if let Some(e) = batch_error {
-            return Err(from_driver(e, model.name()));
+            let e = from_driver(e, model.name());
+            super::conflicts::in_doubt(site, docs, &at, &e);
+            return Err(e);
         }
     }
+    let whole = found
+        .as_ref()
+        .filter(|_| whole)
+        .and_then(|f| f.as_ref().ok());
+    super::conflicts::explain(model, docs, &mut outcomes, whole, session.as_deref_mut()).await;
+    super::conflicts::report(site, &outcomes);
 
     let mut told = Vec::with_capacity(docs.len());
     for (i, outcome) in outcomes.into_iter().enumerate() {
@@ -290,9 +319,9 @@ fn settle<T: Document>(
     docs: &mut [Doc<T>],
     pending: Vec<Pending>,
     outcomes: &mut [Option<Result<()>>],
-    found: mongodb::error::Result<Vec<BsonDocument>>,
+    found: &mongodb::error::Result<Vec<BsonDocument>>,
 ) {
-    let by_id: HashMap<super::refuse::Key, &BsonDocument> = match &found {
+    let by_id: HashMap<super::refuse::Key, &BsonDocument> = match found {
         Ok(found) => found
             .iter()
             .filter_map(|d| Some((super::refuse::key(d.get("_id")?), d)))
@@ -301,7 +330,7 @@ fn settle<T: Document>(
     };
     for p in pending {
         let doc = &mut docs[p.at];
-        let outcome = match &found {
+        let outcome = match found {
             Err(e) => Err(from_driver(e.clone(), model.name())),
             Ok(_) => {
                 let stored = by_id.get(&super::refuse::key(&p.id));
@@ -338,15 +367,16 @@ fn settle<T: Document>(
     }
 }
 
-/// The `_id`s and fences of the documents matching any of `clauses`
-/// (from the primary after a `fenced` batch).
+/// The `_id`s and fences of the documents matching any of `clauses`, or
+/// the `whole` documents (from the primary after a `fenced` batch).
 async fn read_seen<T: Document>(
     model: &Model<T>,
     clauses: Vec<BsonDocument>,
     fenced: bool,
+    whole: bool,
     session: Option<&mut ClientSession>,
 ) -> mongodb::error::Result<Vec<BsonDocument>> {
-    let projection = Some(doc! { "_id": 1, FENCE: 1 });
+    let projection = (!whole).then(|| doc! { "_id": 1, FENCE: 1 });
     let filter = doc! { "$or": clauses };
     super::read::read(model, filter, projection, fenced, session).await
 }

@@ -4,20 +4,24 @@ use mongodb::bson::oid::ObjectId;
 #[test]
 fn version_error_displays_like_mongoose() {
     let id = ObjectId::parse_str("64b7f0c2a1b2c3d4e5f60718").unwrap();
-    let e = VersionError {
-        id: Bson::ObjectId(id),
-        version: 3,
-        modified_paths: vec!["tags".into(), "comments.1.text".into()],
-    };
+    let e = VersionError::new(
+        Bson::ObjectId(id),
+        3,
+        vec!["tags".into(), "comments.1.text".into()],
+    );
     assert_eq!(
         e.to_string(),
         "No matching document found for id \"64b7f0c2a1b2c3d4e5f60718\" version 3 modifiedPaths \"tags, comments.1.text\""
     );
-    let e = VersionError {
-        id: Bson::String("u1".into()),
-        version: 0,
-        modified_paths: vec![],
-    };
+    let e = VersionError::new(Bson::String("u1".into()), 0, vec![]);
+    assert_eq!(
+        e.to_string(),
+        "No matching document found for id \"u1\" version 0 modifiedPaths \"\""
+    );
+    // What changed in the store is read after the refusal, never shown
+    // in the text (which stays Mongoose's).
+    let e = e.with_stored_changes(vec!["meta.city".into()]);
+    assert_eq!(e.stored_changes(), Some(&["meta.city".to_string()][..]));
     assert_eq!(
         e.to_string(),
         "No matching document found for id \"u1\" version 0 modifiedPaths \"\""

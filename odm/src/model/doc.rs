@@ -100,6 +100,20 @@ impl<T: Document> Doc<T> {
         Ok(())
     }
 
+    /// Tracks `fresh` (just read) as the state the value is compared with,
+    /// and takes `value` (the merge of this copy's changes onto it) as the
+    /// value: a [`rebase`](Doc::rebase). The next save sends what turns
+    /// `fresh` into `value`; a pending [`increment`](Doc::increment) stays.
+    pub(crate) fn rebased(&mut self, fresh: Loaded<T>, value: T) -> Result<()> {
+        let increment = self.increment;
+        self.replace(fresh)?;
+        // The snapshot of the stored value, taken before the value moves.
+        let _ = &mut **self;
+        self.value = value;
+        self.increment = increment;
+        Ok(())
+    }
+
     /// The model this document belongs to.
     pub fn model(&self) -> &Model<T> {
         &self.model
@@ -255,6 +269,22 @@ impl<T: Document> Doc<T> {
         };
         self.increment = false;
         self.in_doubt = false;
+    }
+
+    /// The stored document as this copy loaded or last saved it, without
+    /// the version key and the fence: what a version error's stored
+    /// changes and [`rebase`](Doc::rebase) compare the store with. `None`
+    /// for a new document or one whose value could not be serialized.
+    pub(crate) fn loaded_form(&self) -> Option<std::borrow::Cow<'_, mongodb::bson::RawDocument>> {
+        match &self.tracked {
+            Tracked::Clean { stored, .. } => {
+                Some(version_key::hidden(stored, T::__odm_meta().versioning.key))
+            }
+            Tracked::Snapshot { snapshot, base, .. } => Some(std::borrow::Cow::Borrowed(
+                base.as_deref().unwrap_or(snapshot),
+            )),
+            Tracked::New | Tracked::Unserializable { .. } => None,
+        }
     }
 
     /// A copy with the same value and tracking state (for rolling back a

@@ -54,7 +54,7 @@ pub(crate) async fn execute<T: Document>(
         if let Some(target) = doc.target() {
             request.refill_filter::<T>(target);
         }
-        return Err(missed(doc.model(), &request, session).await?);
+        return Err(missed(doc, &request, session).await?);
     }
     match request.commit {
         Commit::Saved { id, plan, inserted } => doc.commit(id, plan, inserted),
@@ -66,10 +66,14 @@ pub(crate) async fn execute<T: Document>(
 /// The error of `request` having matched nothing, after its follow-up
 /// reads.
 async fn missed<T: Document>(
-    model: &Model<T>,
+    doc: &Doc<T>,
     request: &Request,
     mut session: Option<&mut ClientSession>,
 ) -> Result<crate::Error> {
+    if request.follow_up.stored && request.may_be_stale() {
+        return crate::model::refused::missed(doc, request, session).await;
+    }
+    let model = doc.model();
     let follow_up = &request.follow_up;
     if let Some((target, token)) = &follow_up.fence {
         let collection = model.raw_collection();

@@ -14,14 +14,37 @@ use crate::error::{from_driver, Error, Result};
 use crate::model::{Document, Model};
 use crate::plan::request::find_modify::{Answer, FindModify, Modification, Resent};
 use crate::wire::command_log::Command;
+use crate::wire::conflict_log::{self, Operation, Site};
 use crate::wire::fence;
 use crate::wire::session::send;
 
-/// Runs `request` on `model`'s collection, inside `session` if given.
+/// Runs `request` on `model`'s collection, inside `session` if given;
+/// reports its conflicts (a resend, a fence refusal, a write in doubt).
 pub(crate) async fn execute_atomic<T: Document>(
     model: &Model<T>,
     request: &FindModify,
+    session: Option<&mut ClientSession>,
+) -> Result<Option<RawDocumentBuf>> {
+    let site = Site {
+        model: T::__odm_meta().name,
+        collection: model.name(),
+        operation: match request.upsert {
+            true => Operation::Upsert,
+            false => Operation::Claim,
+        },
+    };
+    let ran = run(model, request, session, site).await;
+    if let Err(e) = &ran {
+        conflict_log::failed(site, e);
+    }
+    ran
+}
+
+async fn run<T: Document>(
+    model: &Model<T>,
+    request: &FindModify,
     mut session: Option<&mut ClientSession>,
+    site: Site<'_>,
 ) -> Result<Option<RawDocumentBuf>> {
     // A fenced write states write concern majority (see `fence::options`).
     let fenced = request
@@ -53,6 +76,7 @@ pub(crate) async fn execute_atomic<T: Document>(
                         }
                     }
                     if request.again(Answer::DuplicateKey, &mut resent, in_session) {
+                        conflict_log::resent(site, "duplicate_key", resent.duplicate_key);
                         continue;
                     }
                     return Err(e);
@@ -61,6 +85,7 @@ pub(crate) async fn execute_atomic<T: Document>(
             },
         };
         if request.again(answer, &mut resent, in_session) {
+            conflict_log::resent(site, "empty_answer", resent.empty);
             continue;
         }
         if let Some(token) = request.fence_read(answer) {

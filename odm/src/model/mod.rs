@@ -10,6 +10,8 @@ pub mod hooks;
 pub(crate) mod insert_id;
 pub(crate) mod query;
 pub(crate) mod read_options;
+pub(crate) mod rebase;
+pub(crate) mod refused;
 pub(crate) mod reload;
 pub(crate) mod save;
 mod save_build;

@@ -11,6 +11,7 @@ use crate::model::execute::execute;
 use crate::model::hooks::{self, HookContext};
 use crate::model::Document;
 use crate::plan::request::{self, shard, write, Plan};
+use crate::wire::conflict_log::{self, Operation, Site};
 use crate::wire::session::awaitable;
 
 /// A pending [`Doc::save`]; `.await` it, optionally after
@@ -21,6 +22,9 @@ pub struct Save<'a, T: Document> {
     session: Option<&'a mut ClientSession>,
     /// The token of a fenced save.
     fence: Option<i64>,
+    /// A try of `update_with_retry` (`Some(last)`), which reports its own
+    /// conflicts and reads the stored changes on its last try only.
+    retry: Option<bool>,
 }
 
 impl<T: Document> Doc<T> {
@@ -51,6 +55,7 @@ impl<T: Document> Doc<T> {
             doc: self,
             session: None,
             fence: None,
+            retry: None,
         }
     }
 }
@@ -75,11 +80,32 @@ impl<'a, T: Document> Save<'a, T> {
     }
 }
 
+impl<T: Document> Save<'_, T> {
+    /// Makes this a try of `update_with_retry`, its last when `last`.
+    pub(crate) fn retrying(mut self, last: bool) -> Self {
+        self.retry = Some(last);
+        self
+    }
+}
+
 awaitable! {
     impl['a, T: Document] Save<'a, T> => Result<()>;
     /// Runs the save inside `session` (and its transaction, if one is open).
     session;
-    into_future(self) run(self.doc, self.session, self.fence)
+    into_future(self) async move {
+        let retry = self.retry;
+        let doc = self.doc;
+        let saved = run(doc, self.session, self.fence, retry).await;
+        if let (Err(e), None) = (&saved, retry) {
+            let site = Site {
+                model: T::__odm_meta().name,
+                collection: doc.model().name(),
+                operation: Operation::Save,
+            };
+            conflict_log::failed(site, e);
+        }
+        saved
+    }
 }
 
 /// What every save of `doc` does first, alone or in a batch
@@ -134,6 +160,7 @@ async fn run<T: Document>(
     doc: &mut Doc<T>,
     mut session: Option<&mut ClientSession>,
     fence: Option<i64>,
+    retry: Option<bool>,
 ) -> Result<()> {
     session = before_write(doc, session).await?;
     let meta = T::__odm_meta();
@@ -144,12 +171,14 @@ async fn run<T: Document>(
         let database = doc.model().database();
         crate::wire::server_clock::restamp::<T>(&mut plan, &database, doc.model().name()).await?;
     }
-    let request = match (doc.stored_id(), doc.target()) {
+    let mut request = match (doc.stored_id(), doc.target()) {
         (Some(id), Some(target)) => {
             write::update::<T>(id.clone(), target, doc.version(), plan, fence)
         }
         _ => write::insert::<T>(plan, fence)?,
     };
+    // A try of `update_with_retry` that another follows reloads anyway.
+    request.follow_up.stored &= retry != Some(false);
     execute(doc, request, session.as_deref_mut()).await?;
     if meta.hooks {
         let mut ctx = HookContext::new(session, is_new, doc.model().database());

@@ -18,7 +18,13 @@
 //! - The rewrite guard ([`rewrite`]): a write replacing or removing a whole
 //!   document or array requires the stored value there to be what this
 //!   copy loaded, so it cannot drop an in-place edit it did not see.
+//! - The positional guard ([`position`]): an in-place edit of an array
+//!   element requires the element to still hold what this copy loaded
+//!   there (and a sub-document its `_id`), so it cannot land on top of
+//!   another copy's change of that element.
 
+mod loaded;
+pub(crate) mod position;
 pub(crate) mod rewrite;
 
 use std::collections::HashSet;
@@ -42,14 +48,30 @@ pub(crate) fn add_guards(filter: &mut Document, changes: &[Change], checks: bool
             }
         }
     }
-    let mut removals: Vec<Bson> = changes.iter().flat_map(removal_guard).collect();
-    match removals.len() {
-        0 => {}
-        1 => {
-            filter.insert("$expr", removals.pop().unwrap_or(Bson::Null));
+    add_expr(filter, changes.iter().flat_map(removal_guard).collect());
+}
+
+/// Adds aggregation `terms` to the filter's one `$expr` (all of them must
+/// hold): the term itself when it is the only one, else an `$and`.
+pub(crate) fn add_expr(filter: &mut Document, mut terms: Vec<Bson>) {
+    if terms.is_empty() {
+        return;
+    }
+    match filter.get_mut("$expr") {
+        Some(Bson::Document(expr)) if expr.len() == 1 && expr.contains_key("$and") => {
+            if let Ok(all) = expr.get_array_mut("$and") {
+                all.extend(terms);
+            }
         }
-        _ => {
-            filter.insert("$expr", doc! { "$and": removals });
+        Some(expr) => {
+            terms.insert(0, std::mem::replace(expr, Bson::Null));
+            *expr = Bson::Document(doc! { "$and": terms });
+        }
+        None if terms.len() == 1 => {
+            filter.insert("$expr", terms.pop().unwrap_or(Bson::Null));
+        }
+        None => {
+            filter.insert("$expr", doc! { "$and": terms });
         }
     }
 }

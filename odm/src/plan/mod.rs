@@ -12,8 +12,11 @@
 //!   insert, update, check, delete; `request::find_modify`: claim,
 //!   upsert), with the shard key and fence terms;
 //! - [`update_ops`]: small edits of update documents;
-//! - [`tracked`]: what a `Doc` remembers of the stored document.
+//! - [`tracked`]: what a `Doc` remembers of the stored document;
+//! - [`conflict`]: what another writer changed, whether two paths
+//!   overlap, and the three-way merge of `Doc::rebase`.
 
+pub(crate) mod conflict;
 pub(crate) mod diff;
 pub(crate) mod filter_terms;
 pub(crate) mod guard;

@@ -7,12 +7,35 @@ use mongodb::bson::{doc, Bson, Document as BsonDocument};
 /// them. Every other event (a delete, a drop, an invalidate) passes.
 const WITH_DOCUMENT: [&str; 3] = ["insert", "update", "replace"];
 
+/// The keys of a change event itself (beside its `_id`, the resume token,
+/// which a model filter means as the document's `_id`): a model filter
+/// naming one would be moved under `fullDocument` and match nothing.
+const EVENT_KEYS: [&str; 14] = [
+    "operationType",
+    "ns",
+    "to",
+    "documentKey",
+    "updateDescription",
+    "fullDocument",
+    "fullDocumentBeforeChange",
+    "clusterTime",
+    "wallTime",
+    "txnNumber",
+    "lsid",
+    "collectionUUID",
+    "operationDescription",
+    "splitEvent",
+];
+
 /// The `$match` stage that applies `filter` (written against the model's
 /// documents) to change events: the events of [`WITH_DOCUMENT`] whose
 /// `fullDocument` matches, and every other event. `Err` names a top-level
 /// operator that cannot be moved under `fullDocument` (`$expr`, `$where`,
-/// `$text`, ...).
-pub(crate) fn match_stage(filter: &BsonDocument) -> Result<BsonDocument, String> {
+/// `$text`, ...), or a key of the change events themselves
+/// (`operationType`, `ns`, `updateDescription`, ...) that is not one of
+/// `fields` (the model's stored field names), pointing at `pipeline`.
+pub(crate) fn match_stage(filter: &BsonDocument, fields: &[&str]) -> Result<BsonDocument, String> {
+    refuse_event_keys(filter, fields)?;
     let moved = under_full_document(filter)?;
     Ok(doc! {
         "$match": {
@@ -22,6 +45,35 @@ pub(crate) fn match_stage(filter: &BsonDocument) -> Result<BsonDocument, String>
             ]
         }
     })
+}
+
+/// `Err` for a path of `filter` (through `$and`, `$or`, `$nor`) whose first
+/// part is a key of the change events and no field of the model.
+fn refuse_event_keys(filter: &BsonDocument, fields: &[&str]) -> Result<(), String> {
+    for (key, value) in filter {
+        match (key.as_str(), value) {
+            ("$and" | "$or" | "$nor", Bson::Array(branches)) => {
+                for branch in branches {
+                    if let Bson::Document(branch) = branch {
+                        refuse_event_keys(branch, fields)?;
+                    }
+                }
+            }
+            (path, _) => {
+                let first = path.split('.').next().unwrap_or(path);
+                if EVENT_KEYS.contains(&first) && !fields.contains(&first) {
+                    return Err(format!(
+                        "\"{path}\" names a key of the change events, but `filter` is written \
+                         against the model's documents (its paths are moved under \
+                         `fullDocument`, so it would match nothing); filter the events with \
+                         a stage in `pipeline` instead: \
+                         `.pipeline([doc! {{ \"$match\": {{ \"{path}\": .. }} }}])`"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `filter` with every field path prefixed by `fullDocument.`, through
@@ -89,12 +141,36 @@ mod tests {
     #[test]
     fn events_without_a_document_pass_the_stage() {
         assert_eq!(
-            match_stage(&doc! { "status": "ACTIVE" }).unwrap(),
+            match_stage(&doc! { "status": "ACTIVE" }, &["_id", "status"]).unwrap(),
             doc! { "$match": { "$or": [
                 { "operationType": { "$nin": ["insert", "update", "replace"] } },
                 { "fullDocument.status": "ACTIVE" },
             ] } }
         );
+    }
+
+    #[test]
+    fn keys_of_the_events_are_refused_unless_the_model_has_such_a_field() {
+        let fields = ["_id", "status", "ns"];
+        for key in [
+            "operationType",
+            "updateDescription.updatedFields.status",
+            "fullDocument.status",
+        ] {
+            let err = match_stage(&doc! { key: "x" }, &fields).unwrap_err();
+            assert!(
+                err.starts_with(&format!("\"{key}\" names a key of the change events")),
+                "{err}"
+            );
+            assert!(err.contains("`.pipeline([doc! { \"$match\""), "{err}");
+        }
+        let nested = doc! { "$or": [{ "status": "A" }, { "operationType": "delete" }] };
+        assert!(match_stage(&nested, &fields)
+            .unwrap_err()
+            .starts_with("\"operationType\""));
+        // A field of the model by that name, and the document's `_id`, are
+        // the document's.
+        assert!(match_stage(&doc! { "ns": "x", "_id": 1 }, &fields).is_ok());
     }
 
     #[test]

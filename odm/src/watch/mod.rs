@@ -42,8 +42,11 @@
 //!   paths under `fullDocument`. Events without a document (deletes,
 //!   drops) cannot be judged by it and all pass: tell them apart with
 //!   [`ChangeEvent::id`]. Operators that read the whole event (`$expr`,
-//!   `$where`, `$text`) are refused ([`WatchErrorKind::Filter`]); add a
-//!   raw stage with [`Watch::pipeline`] instead.
+//!   `$where`, `$text`) are refused ([`WatchErrorKind::Filter`]), and so
+//!   is a key of the events themselves (`operationType`, `ns`,
+//!   `updateDescription`, `fullDocument`, ...) that is no field of the
+//!   model, which would match nothing; add a raw stage with
+//!   [`Watch::pipeline`] instead.
 //! - **Resuming.** Every event carries its [`ResumeToken`], and
 //!   [`ChangeStream::resume_token`] is the latest one. A token remembers
 //!   the collection it came from: resuming another collection's stream
@@ -126,7 +129,11 @@ enum Resume {
 impl<'a, T: Document> Watch<'a, T> {
     /// Only the changes whose document matches `filter`, a filter written
     /// against the model (a typed filter or `doc!`). Events without a
-    /// document (deletes, drops, invalidates) all pass.
+    /// document (deletes, drops, invalidates) all pass. A key of the
+    /// events themselves (`operationType`, `ns`, `updateDescription`, ...)
+    /// that is no field of the model is refused before anything is sent
+    /// ([`WatchErrorKind::Filter`]): filter events with a `$match` stage in
+    /// [`pipeline`](Watch::pipeline).
     pub fn filter(mut self, filter: impl Into<BsonDocument>) -> Self {
         self.filter = Some(filter.into());
         self
@@ -200,7 +207,12 @@ impl<'a, T: Document> Watch<'a, T> {
     fn stages(&self) -> Result<Vec<BsonDocument>> {
         let mut stages = Vec::with_capacity(self.pipeline.len() + 1);
         if let Some(filter) = &self.filter {
-            let stage = filter::match_stage(filter)
+            let fields: Vec<&str> = T::__odm_meta()
+                .fields
+                .iter()
+                .map(|(_, bson)| *bson)
+                .collect();
+            let stage = filter::match_stage(filter, &fields)
                 .map_err(|message| self.error(WatchErrorKind::Filter { message }))?;
             stages.push(stage);
         }

@@ -4,8 +4,11 @@
 use odm::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{Insert, Shape};
-use crate::generator::{int_vec, ints, mutate_vec, s, str_vec, strings, Rng};
+use super::{Insert, Shape, Spot};
+use crate::generator::{
+    anew, edit_at, edited, int_vec, ints, mutate_vec, new_str, one_different, s, str_vec, strings,
+    Rng,
+};
 
 /// Defaulted as a whole; its own fields are not, so a partial sub-document
 /// in the store does not load.
@@ -56,6 +59,16 @@ fn item(rng: &mut Rng) -> Item {
     }
 }
 
+fn edit_item(x: &mut Item, rng: &mut Rng) -> String {
+    if rng.chance(50) {
+        x.k = s(rng);
+        format!(".k = {:?}", x.k)
+    } else {
+        x.n = rng.below(9) as i32;
+        format!(".n = {}", x.n)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
 #[odm(collection = "rand_defaults")]
 pub struct Defaults {
@@ -74,6 +87,29 @@ impl Shape for Defaults {
     const NAME: &'static str = "defaults";
     const TEST: &'static str = "random_defaults";
     const INSERT: Insert = Insert::RawWithout(&["inner", "tags", "items"]);
+
+    fn one_element(&mut self, rng: &mut Rng) -> Option<(String, Spot)> {
+        let array = rng.below(2);
+        let (d, index) = match array {
+            0 => one_different("tags", &mut self.tags, rng, &mut anew(&mut s), None)?,
+            _ => one_different(
+                "items",
+                &mut self.items,
+                rng,
+                &mut edited(&mut edit_item),
+                None,
+            )?,
+        };
+        Some((d, Spot { array, index }))
+    }
+
+    fn edit_element(&mut self, spot: Spot, rng: &mut Rng) -> Option<String> {
+        let i = spot.index;
+        match spot.array {
+            0 => edit_at("tags", &mut self.tags, i, rng, &mut new_str),
+            _ => edit_at("items", &mut self.items, i, rng, &mut edit_item),
+        }
+    }
 
     fn generate(rng: &mut Rng) -> Self {
         Defaults {
@@ -119,15 +155,7 @@ impl Shape for Defaults {
                 rng,
                 &mut item,
                 &|a, b| a.k.cmp(&b.k).then(a.n.cmp(&b.n)),
-                &mut |x, rng| {
-                    if rng.chance(50) {
-                        x.k = s(rng);
-                        format!(".k = {:?}", x.k)
-                    } else {
-                        x.n = rng.below(9) as i32;
-                        format!(".n = {}", x.n)
-                    }
-                },
+                &mut edit_item,
             ),
         }
     }

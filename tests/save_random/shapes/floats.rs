@@ -7,8 +7,8 @@ use odm::prelude::*;
 use serde::de::{self, Deserializer, Unexpected, Visitor};
 use serde::{Deserialize, Serialize};
 
-use super::Shape;
-use crate::generator::{float, mutate_vec, Rng, SPECIAL_FLOATS};
+use super::{Shape, Spot};
+use crate::generator::{anew, edit_at, float, mutate_vec, one_different, Rng, SPECIAL_FLOATS};
 
 /// An `Int32` that does not accept an `Int64` (nor a double), so `Int64 1`
 /// and `Int32 1` keep their types through the untagged enum.
@@ -129,6 +129,40 @@ pub struct Floats {
 impl Shape for Floats {
     const NAME: &'static str = "floats";
     const TEST: &'static str = "random_floats";
+
+    fn one_element(&mut self, rng: &mut Rng) -> Option<(String, Spot)> {
+        let array = rng.below(3);
+        let (d, index) = match array {
+            0 => one_different("xs", &mut self.xs, rng, &mut anew(&mut float), None)?,
+            1 => one_different("mixed", &mut self.mixed, rng, &mut anew(&mut mixed), None)?,
+            _ => one_different(
+                "keep",
+                &mut self.keep,
+                rng,
+                &mut anew(&mut |rng: &mut Rng| rng.pick(SPECIAL_FLOATS)),
+                None,
+            )?,
+        };
+        Some((d, Spot { array, index }))
+    }
+
+    fn edit_element(&mut self, spot: Spot, rng: &mut Rng) -> Option<String> {
+        let i = spot.index;
+        match spot.array {
+            0 => edit_at("xs", &mut self.xs, i, rng, &mut |x, rng| {
+                *x = float(rng);
+                format!(" = {x:?}")
+            }),
+            1 => edit_at("mixed", &mut self.mixed, i, rng, &mut |x, rng| {
+                *x = mixed(rng);
+                format!(" = {x:?}")
+            }),
+            _ => edit_at("keep", &mut self.keep, i, rng, &mut |x, rng| {
+                *x = rng.pick(SPECIAL_FLOATS);
+                format!(" = {x:?}")
+            }),
+        }
+    }
 
     fn generate(rng: &mut Rng) -> Self {
         Floats {

@@ -3,8 +3,10 @@
 use odm::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::Shape;
-use crate::generator::{int_vec, ints, mutate_vec, str_vec, strings, Rng};
+use super::{Shape, Spot};
+use crate::generator::{
+    anew, edit_at, int_vec, ints, mutate_vec, one_different, str_vec, strings, Rng,
+};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
 #[odm(collection = "rand_grids")]
@@ -39,6 +41,40 @@ impl Shape for Grids {
             self.grid.sort();
             Some("grid: sort every row, then the rows".into())
         }
+    }
+
+    fn one_element(&mut self, rng: &mut Rng) -> Option<(String, Spot)> {
+        let (d, index) = if rng.chance(50) {
+            one_different(
+                "grid",
+                &mut self.grid,
+                rng,
+                &mut anew(&mut |rng| ints(rng, 3)),
+                None,
+            )?
+        } else {
+            // A row whose elements keep their places but one.
+            let mut one = |row: &Vec<i32>, rng: &mut Rng| {
+                let mut row = row.clone();
+                if let Some(x) = row.get_mut(rng.below(3)) {
+                    *x = 5 + rng.below(5) as i32;
+                }
+                row
+            };
+            one_different("grid", &mut self.grid, rng, &mut one, None)?
+        };
+        Some((d, Spot { array: 0, index }))
+    }
+
+    fn edit_element(&mut self, spot: Spot, rng: &mut Rng) -> Option<String> {
+        edit_at("grid", &mut self.grid, spot.index, rng, &mut |row, rng| {
+            if row.is_empty() {
+                return int_vec("", row, rng);
+            }
+            let j = rng.below(row.len());
+            row[j] = 5 + rng.below(5) as i32;
+            format!("[{j}] = {}", row[j])
+        })
     }
 
     fn generate(rng: &mut Rng) -> Self {

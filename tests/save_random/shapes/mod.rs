@@ -44,6 +44,27 @@ pub trait Shape: odm::Document + Clone + Debug {
     fn rewrite(&mut self, _rng: &mut Rng) -> Option<String> {
         None
     }
+    /// The stale-element pattern (issue 35), first half: one array changed
+    /// so that exactly one element ends different, written as a pop and a
+    /// push or as an assignment of the whole array (the diff sends an
+    /// in-place edit of that element); the description and the element.
+    /// `None` when the value has no array to change so.
+    fn one_element(&mut self, _rng: &mut Rng) -> Option<(String, Spot)> {
+        None
+    }
+    /// Second half, by a copy loaded before that change: an in-place edit
+    /// of the element at `spot` (of one of its fields for a sub-document).
+    fn edit_element(&mut self, _spot: Spot, _rng: &mut Rng) -> Option<String> {
+        None
+    }
+}
+
+/// An element of one of a shape's arrays: which array (the shape's own
+/// numbering) and the index.
+#[derive(Clone, Copy, Debug)]
+pub struct Spot {
+    pub array: usize,
+    pub index: usize,
 }
 
 #[derive(Clone, Copy)]

@@ -3,8 +3,10 @@
 use odm::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{Insert, Shape};
-use crate::generator::{mutate_vec, s, str_vec, strings, Rng};
+use super::{Insert, Shape, Spot};
+use crate::generator::{
+    anew, edit_at, edited, mutate_vec, new_str, one_different, s, str_vec, strings, Rng,
+};
 
 /// A Mongoose array sub-document: its own `_id` first, a `Number` stored
 /// as an Int32.
@@ -43,6 +45,16 @@ fn m_comment(rng: &mut Rng) -> MComment {
     }
 }
 
+fn edit_m_comment(c: &mut MComment, rng: &mut Rng) -> String {
+    if rng.chance(50) {
+        c.votes = rng.below(9) as i32;
+        format!(".votes = {}", c.votes)
+    } else {
+        c.text = s(rng);
+        format!(".text = {:?}", c.text)
+    }
+}
+
 impl Shape for MongoosePost {
     const NAME: &'static str = "mongoose";
     const TEST: &'static str = "random_mongoose_documents";
@@ -78,16 +90,31 @@ impl Shape for MongoosePost {
                 rng,
                 &mut m_comment,
                 &|a, b| a.votes.cmp(&b.votes).then(a.id.cmp(&b.id)),
-                &mut |c, rng| {
-                    if rng.chance(50) {
-                        c.votes = rng.below(9) as i32;
-                        format!(".votes = {}", c.votes)
-                    } else {
-                        c.text = s(rng);
-                        format!(".text = {:?}", c.text)
-                    }
-                },
+                &mut edit_m_comment,
             ),
+        }
+    }
+
+    fn one_element(&mut self, rng: &mut Rng) -> Option<(String, Spot)> {
+        let array = rng.below(2);
+        let (d, index) = match array {
+            0 => one_different("tags", &mut self.tags, rng, &mut anew(&mut s), None)?,
+            _ => one_different(
+                "comments",
+                &mut self.comments,
+                rng,
+                &mut edited(&mut edit_m_comment),
+                None,
+            )?,
+        };
+        Some((d, Spot { array, index }))
+    }
+
+    fn edit_element(&mut self, spot: Spot, rng: &mut Rng) -> Option<String> {
+        let i = spot.index;
+        match spot.array {
+            0 => edit_at("tags", &mut self.tags, i, rng, &mut new_str),
+            _ => edit_at("comments", &mut self.comments, i, rng, &mut edit_m_comment),
         }
     }
 

@@ -3,8 +3,10 @@
 use odm::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::Shape;
-use crate::generator::{mutate_vec, s, str_vec, strings, Rng};
+use super::{Shape, Spot};
+use crate::generator::{
+    anew, edit_at, edited, mutate_vec, new_str, one_different, s, str_vec, strings, Rng,
+};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Comment {
@@ -32,6 +34,24 @@ fn note(rng: &mut Rng) -> Note {
     Note {
         text: s(rng),
         tags: strings(rng, 2),
+    }
+}
+
+fn edit_comment(c: &mut Comment, rng: &mut Rng) -> String {
+    if rng.chance(40) {
+        c.text = s(rng);
+        format!(".text = {:?}", c.text)
+    } else {
+        str_vec(".replies", &mut c.replies, rng)
+    }
+}
+
+fn edit_note(n: &mut Note, rng: &mut Rng) -> String {
+    if rng.chance(40) {
+        n.text = s(rng);
+        format!(".text = {:?}", n.text)
+    } else {
+        str_vec(".tags", &mut n.tags, rng)
     }
 }
 
@@ -101,6 +121,37 @@ impl Shape for SubDocs {
         })
     }
 
+    fn one_element(&mut self, rng: &mut Rng) -> Option<(String, Spot)> {
+        let array = rng.below(3);
+        let (d, index) = match array {
+            0 => one_different("tags", &mut self.tags, rng, &mut anew(&mut s), None)?,
+            1 => one_different(
+                "comments",
+                &mut self.comments,
+                rng,
+                &mut edited(&mut edit_comment),
+                None,
+            )?,
+            _ => one_different(
+                "notes",
+                &mut self.notes,
+                rng,
+                &mut edited(&mut edit_note),
+                None,
+            )?,
+        };
+        Some((d, Spot { array, index }))
+    }
+
+    fn edit_element(&mut self, spot: Spot, rng: &mut Rng) -> Option<String> {
+        let i = spot.index;
+        match spot.array {
+            0 => edit_at("tags", &mut self.tags, i, rng, &mut new_str),
+            1 => edit_at("comments", &mut self.comments, i, rng, &mut edit_comment),
+            _ => edit_at("notes", &mut self.notes, i, rng, &mut edit_note),
+        }
+    }
+
     fn generate(rng: &mut Rng) -> Self {
         SubDocs {
             id: rng.object_id(),
@@ -124,14 +175,7 @@ impl Shape for SubDocs {
                 rng,
                 &mut comment,
                 &|a, b| a.text.cmp(&b.text).then(a.id.cmp(&b.id)),
-                &mut |c, rng| {
-                    if rng.chance(40) {
-                        c.text = s(rng);
-                        format!(".text = {:?}", c.text)
-                    } else {
-                        str_vec(".replies", &mut c.replies, rng)
-                    }
-                },
+                &mut edit_comment,
             ),
             _ => mutate_vec(
                 "notes",
@@ -139,14 +183,7 @@ impl Shape for SubDocs {
                 rng,
                 &mut note,
                 &|a, b| a.text.cmp(&b.text).then(a.tags.cmp(&b.tags)),
-                &mut |n, rng| {
-                    if rng.chance(40) {
-                        n.text = s(rng);
-                        format!(".text = {:?}", n.text)
-                    } else {
-                        str_vec(".tags", &mut n.tags, rng)
-                    }
-                },
+                &mut edit_note,
             ),
         }
     }

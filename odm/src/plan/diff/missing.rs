@@ -14,7 +14,7 @@ use mongodb::bson::raw::RawDocument;
 use mongodb::bson::spec::ElementType;
 
 use super::{is_awkward, join, Change, Op};
-use crate::codec::scan::{elements, Elem, Keys};
+use crate::codec::scan::{elements, Elem, Keys, Walk};
 use crate::error::Error;
 
 /// Missing paths, sorted so the paths under one are a range.
@@ -165,7 +165,9 @@ fn keeps_its_meaning(change: &Change, current: &RawDocument) -> Result<bool, Err
 }
 
 /// The value at a dotted path (array elements by index) of a document, and
-/// whether the path goes through an array element.
+/// whether the path goes through an array element. Each level is walked
+/// only as far as the part it looks for (the element `i` of a 20,000-element
+/// array costs `i` steps, and nothing is collected).
 pub(crate) fn lookup<'a>(doc: &'a [u8], path: &str) -> Result<Option<(Elem<'a>, bool)>, Error> {
     let mut at = Elem {
         tag: ElementType::EmbeddedDocument as u8,
@@ -174,18 +176,16 @@ pub(crate) fn lookup<'a>(doc: &'a [u8], path: &str) -> Result<Option<(Elem<'a>, 
     };
     let mut positional = false;
     for part in path.split('.') {
-        let items = if at.is_document() || at.is_array() {
-            elements(at.value)?
-        } else {
-            return Ok(None);
-        };
         let found = if at.is_array() {
             positional = true;
-            part.parse::<usize>()
-                .ok()
-                .and_then(|i| items.get(i).copied())
+            match part.parse::<usize>() {
+                Ok(i) => nth(at.value, i)?,
+                Err(_) => None,
+            }
+        } else if at.is_document() {
+            field(at.value, part.as_bytes())?
         } else {
-            items.into_iter().find(|e| e.key == part.as_bytes())
+            return Ok(None);
         };
         match found {
             Some(found) => at = found,
@@ -193,6 +193,28 @@ pub(crate) fn lookup<'a>(doc: &'a [u8], path: &str) -> Result<Option<(Elem<'a>, 
         }
     }
     Ok(Some((at, positional)))
+}
+
+/// Element `i` of an array (by position, its key not read).
+fn nth(array: &[u8], i: usize) -> Result<Option<Elem<'_>>, Error> {
+    let mut walk = Walk::new(array)?;
+    for _ in 0..i {
+        if walk.next_elem()?.is_none() {
+            return Ok(None);
+        }
+    }
+    walk.next_elem()
+}
+
+/// The first element of a document with this key.
+pub(crate) fn field<'a>(doc: &'a [u8], key: &[u8]) -> Result<Option<Elem<'a>>, Error> {
+    let mut walk = Walk::new(doc)?;
+    while let Some(e) = walk.next_elem()? {
+        if e.key == key {
+            return Ok(Some(e));
+        }
+    }
+    Ok(None)
 }
 
 /// The paths strictly under `path` in `missing`.

@@ -14,7 +14,7 @@ use mongodb::bson::Bson;
 
 pub(crate) use crate::codec::scan::raw_error;
 use crate::codec::scan::{elements, Elem, Keys};
-pub(crate) use missing::{fill_missing, lookup, missing_paths, settle_missing, Missing};
+pub(crate) use missing::{field, fill_missing, lookup, missing_paths, settle_missing, Missing};
 
 use crate::error::Error;
 

@@ -22,6 +22,7 @@
 use mongodb::bson::raw::{RawDocument, RawDocumentBuf};
 use mongodb::bson::{doc, Bson, Document};
 
+use super::loaded::Loaded;
 use crate::error::Error;
 use crate::plan::diff::{lookup, Change, Op};
 
@@ -52,13 +53,14 @@ pub(crate) fn guards<'c>(
     loaded: &RawDocument,
     skip: &[&str],
 ) -> Result<Vec<Rewrite>, Error> {
+    let mut loaded = Loaded::new(loaded);
     let mut out = Vec::new();
     for c in changes
         .into_iter()
         .filter(|c| replaces(c) && !skip.contains(&c.field()))
     {
-        match lookup(loaded.as_bytes(), &c.path)? {
-            Some((value, _)) if value.is_document() || value.is_array() => {
+        match loaded.get(&c.path)? {
+            Some(value) if value.is_document() || value.is_array() => {
                 out.push((c.path.clone(), Some(value.decode()?)));
             }
             None if c.op == Op::Whole => out.push((c.path.clone(), None)),

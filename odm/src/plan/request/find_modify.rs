@@ -84,8 +84,8 @@ pub(crate) enum Answer {
 /// How often a [`FindModify`] has been sent again, per [`Answer`].
 #[derive(Debug, Default)]
 pub(crate) struct Resent {
-    empty: usize,
-    duplicate_key: usize,
+    pub empty: usize,
+    pub duplicate_key: usize,
 }
 
 impl FindModify {

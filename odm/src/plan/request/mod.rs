@@ -17,6 +17,7 @@ use mongodb::bson::{Bson, Document as BsonDocument};
 use crate::codec;
 use crate::error::{Error, NotFoundError, Result, VersionError};
 use crate::plan::diff::{self, Change};
+use crate::plan::guard::position::{self, Element};
 use crate::plan::guard::rewrite::{self, Rewrite};
 use crate::plan::timestamps::{self, Stamp};
 use crate::plan::tracked::Tracked;
@@ -34,6 +35,8 @@ pub(crate) struct Plan {
     pub stamp: Option<Stamp>,
     /// The rewrite guards of the changes (see [`guard::rewrite`](crate::plan::guard::rewrite)).
     pub rewrites: Vec<Rewrite>,
+    /// The positional guards of the changes (see [`guard::position`](crate::plan::guard::position)).
+    pub positions: Vec<Element>,
     /// The stored field order of a sub-document will differ from
     /// `current`'s after this save (see [`diff::Out::reordered`]).
     pub reordered: bool,
@@ -43,6 +46,12 @@ impl Plan {
     /// Whether the save writes nothing and checks nothing.
     pub fn is_empty(&self) -> bool {
         self.changes.is_empty() && !self.effect.bump
+    }
+
+    /// Whether the filter requires values this copy loaded (the rewrite
+    /// and positional guards).
+    fn requires_loaded(&self) -> bool {
+        !self.rewrites.is_empty() || !self.positions.is_empty()
     }
 }
 
@@ -88,7 +97,7 @@ pub(crate) fn plan<T: Schema>(
     let meta = T::__odm_meta();
     let mut effect = versioning::effect(&meta.versioning, &changes, increment);
     effect.check |= in_doubt && effect.bump;
-    let rewrites = rewrite_guards(&meta.versioning, tracked, &changes, effect)?;
+    let (rewrites, positions) = loaded_guards(&meta.versioning, tracked, &changes, effect)?;
     let is_new = matches!(tracked, Tracked::New);
     let stamp = timestamps::stamp_plan::<T>(is_new, &mut current, &mut changes)?;
     Ok(Plan {
@@ -97,25 +106,27 @@ pub(crate) fn plan<T: Schema>(
         effect,
         stamp,
         rewrites,
+        positions,
         reordered,
     })
 }
 
-/// The rewrite guards of a save: none without a version key (the model
-/// opted out of concurrency control), nor for a change that
+/// The guards of a save that require what this copy loaded (the rewrite
+/// and positional guards): none without a version key (the model opted
+/// out of concurrency control), nor for a change that
 /// `optimistic_concurrency` covers when the save checks the version
 /// (every save changing that path, in-place edits included, bumps it).
-fn rewrite_guards(
+fn loaded_guards(
     rules: &crate::schema::meta::Versioning,
     tracked: &Tracked,
     changes: &[Change],
     effect: Effect,
-) -> Result<Vec<Rewrite>> {
+) -> Result<(Vec<Rewrite>, Vec<Element>)> {
     let Tracked::Snapshot { snapshot, base, .. } = tracked else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     };
     if rules.key.is_none() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     }
     let covered = |c: &Change| {
         rules.concurrency != Concurrency::Off
@@ -123,9 +134,12 @@ fn rewrite_guards(
             && versioning::concurrency_applies(rules.concurrency, std::slice::from_ref(c))
     };
     // Filtered in place: a whole-array change's value is not copied.
-    let open = changes.iter().filter(|c| !covered(c));
+    let open = || changes.iter().filter(|c| !covered(c));
     let loaded = base.as_deref().unwrap_or(snapshot);
-    rewrite::guards(open, loaded, rules.skip)
+    Ok((
+        rewrite::guards(open(), loaded, rules.skip)?,
+        position::guards(open(), loaded, rules.skip)?,
+    ))
 }
 
 /// The `(filter, update)` of an update of the document stored as
@@ -148,6 +162,7 @@ pub(crate) fn filter<T: Schema>(
 ) -> BsonDocument {
     let key = T::__odm_meta().versioning.key;
     let mut filter = versioning::filter_from(target, key, version, plan.effect, &plan.changes);
+    crate::plan::guard::add_expr(&mut filter, position::terms(&plan.positions));
     rewrite::add(&mut filter, &plan.rewrites);
     filter
 }
@@ -162,18 +177,24 @@ pub(crate) fn no_match(
     filter: BsonDocument,
     plan: &Plan,
 ) -> Error {
-    if plan.effect.any()
-        || crate::plan::guard::guarded(&plan.changes, plan.effect.check)
-        || !plan.rewrites.is_empty()
-    {
-        Error::Version(Box::new(VersionError {
+    if may_be_stale(plan) {
+        Error::Version(Box::new(VersionError::new(
             id,
-            version: version.unwrap_or(0),
-            modified_paths: versioning::modified_paths(&plan.changes),
-        }))
+            version.unwrap_or(0),
+            versioning::modified_paths(&plan.changes),
+        )))
     } else {
         not_found(collection, filter)
     }
+}
+
+/// Whether a save of `plan` that matched nothing is refused as stale
+/// ([`Error::Version`]) when its document still exists: it checked the
+/// version, a guard or a rewrite guard.
+pub(crate) fn may_be_stale(plan: &Plan) -> bool {
+    plan.effect.any()
+        || crate::plan::guard::guarded(&plan.changes, plan.effect.check)
+        || plan.requires_loaded()
 }
 
 /// Whether a save whose filter matched nothing may have failed only on a
@@ -181,7 +202,7 @@ pub(crate) fn no_match(
 /// copy from a deleted document.
 pub(crate) fn only_guarded(plan: &Plan) -> bool {
     !plan.effect.any()
-        && (crate::plan::guard::guarded(&plan.changes, false) || !plan.rewrites.is_empty())
+        && (crate::plan::guard::guarded(&plan.changes, false) || plan.requires_loaded())
 }
 
 /// [`Error::NotFound`] for `filter` in `collection` (the model's, which

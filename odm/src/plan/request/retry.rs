@@ -34,6 +34,12 @@ impl Retry {
         self.left -= usize::from(again);
         again
     }
+
+    /// Whether the running try is the last: no version error is tried
+    /// again after it.
+    pub(crate) fn last(&self) -> bool {
+        self.left == 0
+    }
 }
 
 #[cfg(test)]
@@ -42,19 +48,17 @@ mod tests {
     use crate::error::{NotFoundError, VersionError};
 
     fn version_error() -> Error {
-        Error::Version(Box::new(VersionError {
-            id: Bson::Int32(1),
-            version: 0,
-            modified_paths: Vec::new(),
-        }))
+        Error::Version(Box::new(VersionError::new(Bson::Int32(1), 0, Vec::new())))
     }
 
     #[test]
     fn a_version_error_is_tried_again_until_the_attempts_are_spent() {
         let mut retry = Retry::new(Bson::Int32(1), 3);
         assert_eq!(retry.filter, doc! { "_id": 1 });
+        assert!(!retry.last());
         assert!(retry.again(&version_error()));
         assert!(retry.again(&version_error()));
+        assert!(retry.last());
         assert!(!retry.again(&version_error()));
         // Zero attempts is one try.
         assert!(!Retry::new(Bson::Int32(1), 0).again(&version_error()));

@@ -7,7 +7,7 @@
 use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::{Bson, Document as BsonDocument};
 
-use super::{fence, no_match, not_found, only_guarded, Plan};
+use super::{fence, may_be_stale, no_match, not_found, only_guarded, Plan};
 use crate::codec;
 use crate::codec::version_key::FENCE;
 use crate::error::{Error, Result};
@@ -51,6 +51,13 @@ pub(crate) struct FollowUp {
     /// (`{_id, shard key}`) still exists, telling a stale copy from a
     /// deleted document ([`Error::NotFound`] if not).
     pub exists: Option<BsonDocument>,
+    /// An update of a save: when it matched nothing and
+    /// [`may_be_stale`](Request::may_be_stale), read the whole document
+    /// instead (one read, which also answers `fence` and `exists`), so the
+    /// version error names what the store changed since the load
+    /// ([`VersionError::stored_changes`](crate::VersionError::stored_changes)).
+    /// Decided only after a miss: a save that lands computes nothing more.
+    pub stored: bool,
 }
 
 /// What the `Doc` takes on when the write landed. (One per write, moved
@@ -81,6 +88,20 @@ pub(crate) struct Request {
 }
 
 impl Request {
+    /// Whether this write, having matched nothing, is refused as stale
+    /// when its document still exists (a save that checked the version or
+    /// a guard).
+    pub(crate) fn may_be_stale(&self) -> bool {
+        match &self.commit {
+            Commit::Saved {
+                plan,
+                inserted: false,
+                ..
+            } => may_be_stale(plan),
+            _ => false,
+        }
+    }
+
     /// Puts back the filter of an update whose filter went to the driver
     /// (moved, not copied: a save that matches pays no copy), for the
     /// error of a miss: built again from the same `target` (`{_id, shard
@@ -150,6 +171,7 @@ pub(crate) fn update<T: Schema>(
     let follow_up = FollowUp {
         fence: fence.map(|token| (target.clone(), token)),
         exists: only_guarded(&plan).then(|| target.clone()),
+        stored: true,
     };
     let (mut filter, mut update) = super::request::<T>(target, version, &plan);
     if let Some(token) = fence {
@@ -157,7 +179,11 @@ pub(crate) fn update<T: Schema>(
         fence::stamp(&mut update, token);
     }
     let (send, follow_up) = if update.is_empty() {
-        (Send::Check(filter), FollowUp::default())
+        let follow_up = FollowUp {
+            stored: true,
+            ..FollowUp::default()
+        };
+        (Send::Check(filter), follow_up)
     } else {
         (Send::Update { filter, update }, follow_up)
     };

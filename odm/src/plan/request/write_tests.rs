@@ -39,6 +39,7 @@ fn plan(changes: Vec<Change>, effect: Effect) -> Plan {
         effect,
         stamp: None,
         rewrites: Vec::new(),
+        positions: Vec::new(),
         reordered: false,
     }
 }
