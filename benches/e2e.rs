@@ -15,6 +15,7 @@
 
 mod bulk;
 mod common;
+mod cpu;
 
 use std::time::{Duration, Instant};
 
@@ -178,20 +179,39 @@ fn report(shape: &str, o: &Outcome) -> f64 {
     ratio
 }
 
-#[tokio::main]
-async fn main() {
-    // Quick mode (`ODM_BENCH_QUICK=1`): one round of 4 ops per side (1 for
-    // L), every assertion checked, in seconds.
+fn main() {
     let quick = common::quick();
-    let rounds = env_usize("ODM_E2E_ROUNDS", if quick { 1 } else { 10 });
-    let ops = env_usize("ODM_E2E_OPS", if quick { 4 } else { 200 });
-    let mut shapes: Vec<String> = std::env::args()
+    let words: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with('-'))
         .collect();
-    if shapes.is_empty() {
-        shapes = vec!["S".into(), "M".into(), "L".into(), "BULK".into()];
+    // `CPU [words]`: only the CPU rows (benches/cpu), for the shapes, round
+    // trips and runtimes the words name.
+    if let Some(at) = words.iter().position(|w| w == "CPU") {
+        let started = Instant::now();
+        cpu::run(&cpu::Config::from_words(&words[at + 1..], quick));
+        eprintln!("e2e CPU rows took {:.1} s", started.elapsed().as_secs_f64());
+        return;
     }
+    let everything = words.is_empty();
+    let shapes = match everything {
+        true => vec!["S".into(), "M".into(), "L".into(), "BULK".into()],
+        false => words,
+    };
+    tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(wall_rows(shapes, quick));
+    // Without words: the CPU rows too, every shape, round trip and runtime.
+    if everything {
+        cpu::run(&cpu::Config::from_words(&[], quick));
+    }
+}
+
+async fn wall_rows(shapes: Vec<String>, quick: bool) {
+    // Quick mode (`ODM_BENCH_QUICK=1`): one round of 4 ops per side (1 for
+    // L), every assertion checked, in seconds.
+    let rounds = env_usize("ODM_E2E_ROUNDS", if quick { 1 } else { 10 });
+    let ops = env_usize("ODM_E2E_OPS", if quick { 4 } else { 200 });
 
     let t = TestDb::new().await;
     let mut rng = Rng::new(0x0D0D_E2E0);

@@ -137,7 +137,7 @@ pub(crate) async fn write<T: Document>(
         for (live, counted) in open {
             let verdicts = match &read {
                 Ok(docs) => {
-                    let by_id: std::collections::HashMap<Vec<u8>, &BsonDocument> = docs
+                    let by_id: std::collections::HashMap<super::refuse::Key, &BsonDocument> = docs
                         .iter()
                         .filter_map(|d| Some((super::refuse::key(d.get("_id")?), d)))
                         .collect();

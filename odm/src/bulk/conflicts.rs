@@ -54,7 +54,7 @@ pub(crate) async fn explain<T: Document>(
         return;
     }
     let key = |d: &BsonDocument| d.get("_id").map(super::refuse::key);
-    let mut by_id: HashMap<Vec<u8>, BsonDocument> = HashMap::new();
+    let mut by_id: HashMap<super::refuse::Key, BsonDocument> = HashMap::new();
     for d in whole.into_iter().flatten() {
         if let Some(k) = key(d) {
             by_id.entry(k).or_insert_with(|| d.clone());

@@ -7,18 +7,27 @@ use mongodb::bson::{doc, Bson};
 
 use crate::error::{BatchError, BatchRefusal};
 
-/// The identity of an `_id` for finding repeats: its BSON bytes (an
-/// `ObjectId`, a string and a number are never the same key).
-pub(crate) fn key(id: &Bson) -> Vec<u8> {
+/// The identity of an `_id` for finding repeats: an `ObjectId`'s bytes
+/// (held inline: most `_id`s, and no allocation), or any other value's
+/// BSON bytes (an `ObjectId`, a string and a number are never the same
+/// key).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Key {
+    ObjectId([u8; 12]),
+    Other(Vec<u8>),
+}
+
+/// The [`Key`] of `id`.
+pub(crate) fn key(id: &Bson) -> Key {
     match id {
-        Bson::ObjectId(oid) => oid.bytes().to_vec(),
+        Bson::ObjectId(oid) => Key::ObjectId(oid.bytes()),
         other => {
-            let mut bytes = vec![0xff];
+            let mut bytes = Vec::new();
             // A document of one `_id` always serializes.
             if let Ok(raw) = mongodb::bson::RawDocumentBuf::try_from(&doc! { "": other }) {
                 bytes.extend_from_slice(raw.as_bytes());
             }
-            bytes
+            Key::Other(bytes)
         }
     }
 }
@@ -31,8 +40,9 @@ pub(crate) fn check<'a>(
     namespace: &str,
     entries: impl IntoIterator<Item = (Option<Bson>, &'a str)>,
 ) -> Result<(), Box<BatchError>> {
-    let mut seen: HashMap<Vec<u8>, usize> = HashMap::new();
-    for (position, (id, theirs)) in entries.into_iter().enumerate() {
+    let entries = entries.into_iter();
+    let mut seen: HashMap<Key, usize> = HashMap::with_capacity(entries.size_hint().0);
+    for (position, (id, theirs)) in entries.enumerate() {
         let refuse = |reason| {
             Box::new(BatchError {
                 collection: collection.to_string(),

@@ -274,9 +274,14 @@ pub(crate) async fn run<T: Document>(
 fn refuse_batch<T: Document>(model: &Model<T>, docs: &[Doc<T>]) -> Result<()> {
     let namespace = model.collection().namespace();
     let ours = namespace.to_string();
+    // A `Doc` of this very model (the usual batch) is of this namespace:
+    // only another model's namespace is built to compare.
     let theirs: Vec<Option<String>> = docs
         .iter()
         .map(|d| {
+            if d.model().same_handle(model) {
+                return None;
+            }
             let other = d.model().collection().namespace();
             (other != namespace).then(|| other.to_string())
         })
@@ -333,7 +338,7 @@ fn settle<T: Document>(
     outcomes: &mut [Option<Result<()>>],
     found: &mongodb::error::Result<Vec<BsonDocument>>,
 ) {
-    let by_id: HashMap<Vec<u8>, &BsonDocument> = match found {
+    let by_id: HashMap<super::refuse::Key, &BsonDocument> = match found {
         Ok(found) => found
             .iter()
             .filter_map(|d| Some((super::refuse::key(d.get("_id")?), d)))

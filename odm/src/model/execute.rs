@@ -31,6 +31,8 @@ pub(crate) async fn execute<T: Document>(
             // In doubt until the server answers: a caller that stops
             // waiting may leave the update applied.
             let settled = std::mem::replace(&mut doc.in_doubt, true);
+            // Both go to the driver; a miss builds the filter again.
+            let filter = crate::codec::new_document::take(filter);
             let update = crate::codec::new_document::take(update);
             let sent = update_one(doc.model(), filter, update, fence, session.as_deref_mut());
             match sent.await {
@@ -52,6 +54,9 @@ pub(crate) async fn execute<T: Document>(
         Send::Delete(filter) => delete_one(doc.model(), filter, session.as_deref_mut()).await?,
     };
     if matched == 0 {
+        if let Some(target) = doc.target() {
+            request.refill_filter::<T>(target);
+        }
         return Err(missed(doc, &request, session).await?);
     }
     match request.commit {
@@ -123,18 +128,18 @@ async fn insert<T: Document>(
 
 async fn update_one<T: Document>(
     model: &Model<T>,
-    filter: &BsonDocument,
+    filter: BsonDocument,
     update: BsonDocument,
     fence: Option<i64>,
     session: Option<&mut ClientSession>,
 ) -> mongodb::error::Result<u64> {
     let log = Command::new(model.name(), "update")
-        .filter(filter)
+        .filter(&filter)
         .update(&update);
     let fenced = fence.map(|_| crate::wire::fence::collection(model.raw_collection()));
     let action = match &fenced {
-        Some(fenced) => fenced.update_one(filter.clone(), update),
-        None => model.collection().update_one(filter.clone(), update),
+        Some(fenced) => fenced.update_one(filter, update),
+        None => model.collection().update_one(filter, update),
     };
     Ok(log.send(send(action, session)).await?.matched_count)
 }

@@ -113,6 +113,12 @@ impl<T: Document> Model<T> {
         &self.handles.raw
     }
 
+    /// Whether `other` is a clone of this handle (then of the same
+    /// collection, with the same options).
+    pub(crate) fn same_handle(&self, other: &Model<T>) -> bool {
+        Arc::ptr_eq(&self.handles, &other.handles)
+    }
+
     /// An unsaved document; its first `save()` inserts it.
     pub fn new_doc(&self, value: T) -> Doc<T> {
         Doc::new(self.clone(), value)

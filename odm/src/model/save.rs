@@ -200,8 +200,11 @@ pub(crate) async fn run<T: Document>(
     let meta = T::__odm_meta();
     let is_new = doc.is_new();
     let mut plan = planned(doc)?;
-    let database = doc.model().database();
-    crate::wire::server_clock::restamp::<T>(&mut plan, &database, doc.model().name()).await?;
+    if crate::wire::server_clock::enabled::<T>() {
+        // Only then: a `Database` handle costs allocations and copies.
+        let database = doc.model().database();
+        crate::wire::server_clock::restamp::<T>(&mut plan, &database, doc.model().name()).await?;
+    }
     let mut request = match (doc.stored_id(), doc.target()) {
         (Some(id), Some(target)) => {
             write::update::<T>(id.clone(), target, doc.version(), plan, fence)

@@ -75,8 +75,19 @@ pub(crate) struct Terms {
 
 impl Terms {
     /// Adds the filter's term and the update's `$set` of the version.
+    #[cfg(test)]
     pub(crate) fn add(&self, filter: &mut Document, update: &mut Document) {
+        self.add_filter(filter);
+        self.add_update(update);
+    }
+
+    /// Adds the filter's term: the schema version as stored.
+    pub(crate) fn add_filter(&self, filter: &mut Document) {
         add_term(filter, self.key, stored_term(self.stored));
+    }
+
+    /// Adds the update's `$set` of the version an upgrade writes.
+    pub(crate) fn add_update(&self, update: &mut Document) {
         if let Some(version) = self.write {
             update_ops::add(update, "$set", self.key, int(i64::from(version)));
         }

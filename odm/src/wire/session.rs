@@ -89,14 +89,19 @@ pub(crate) trait Sessioned<'a>: IntoFuture + Sized {
     fn with_session(self, session: &'a mut ClientSession) -> Self;
 }
 
-/// Runs `action`, inside `session` when one is given.
-pub(crate) async fn send<'a, A>(action: A, session: Option<&'a mut ClientSession>) -> A::Output
+/// Runs `action`, inside `session` when one is given: its future, to
+/// await. Not an `async fn`: the action (a driver's builder holds its
+/// options, several hundred bytes) becomes its own future here, which
+/// for the driver's actions and odm's builders is a pointer to a boxed
+/// one, instead of being moved into a wrapping future and again on every
+/// move of that.
+pub(crate) fn send<'a, A>(action: A, session: Option<&'a mut ClientSession>) -> A::IntoFuture
 where
     A: Sessioned<'a>,
 {
     match session {
-        Some(s) => action.with_session(s).await,
-        None => action.await,
+        Some(s) => action.with_session(s).into_future(),
+        None => action.into_future(),
     }
 }
 

@@ -83,7 +83,9 @@ type Result<T> = std::result::Result<T, GiveUp>;
 /// it. `capacity` is a guess of the size (e.g. the previous snapshot's).
 pub(crate) fn to_vec<T: Serialize + ?Sized>(value: &T, capacity: usize) -> Option<Vec<u8>> {
     let mut s = Writer {
-        bytes: Vec::with_capacity(capacity),
+        // A chunk more: the last short key or string written through a
+        // chunk then does not make a vector of the guessed size grow.
+        bytes: Vec::with_capacity(capacity + short::CHUNK),
         type_index: 0,
     };
     value.serialize(&mut s).ok()?;
@@ -113,16 +115,20 @@ impl Writer {
     /// Starts an element: its type byte (set later) and its key.
     fn key(&mut self, key: &str) -> Result<()> {
         let key = key.as_bytes();
-        if key.contains(&0) {
-            return Err(GiveUp);
-        }
         self.type_index = self.bytes.len();
-        if key.len() < 30 {
-            // Type placeholder, key and NUL in one copy.
-            let mut element = [0u8; 32];
-            element[1..=key.len()].copy_from_slice(key);
-            self.bytes.extend_from_slice(&element[..key.len() + 2]);
+        if key.len() <= short::SHORT {
+            // Type placeholder, key and NUL in one chunk.
+            let key = short::read(key);
+            if key.has_nul() {
+                return Err(GiveUp);
+            }
+            let mut element = [0u8; short::CHUNK];
+            key.put(&mut element, 1);
+            short::append(&mut self.bytes, &element, key.len() + 2);
         } else {
+            if key.contains(&0) {
+                return Err(GiveUp);
+            }
             self.bytes.push(0);
             self.bytes.extend_from_slice(key);
             self.bytes.push(0);
@@ -133,6 +139,20 @@ impl Writer {
     /// Starts an array element: its type byte and its decimal index.
     fn index(&mut self, i: usize) {
         self.type_index = self.bytes.len();
+        if i < 100 {
+            // Type placeholder, one or two digits and NUL in one chunk.
+            let mut element = [0u8; short::CHUNK];
+            let len = if i < 10 {
+                element[1] = b'0' + i as u8;
+                3
+            } else {
+                element[1] = b'0' + (i / 10) as u8;
+                element[2] = b'0' + (i % 10) as u8;
+                4
+            };
+            short::append(&mut self.bytes, &element, len);
+            return;
+        }
         self.bytes.push(0);
         let mut digits = [0u8; 20];
         let mut at = digits.len();
@@ -176,9 +196,19 @@ impl Writer {
 
     fn write_str(&mut self, v: &str) -> Result<()> {
         self.set_type(tag::STRING)?;
+        let v = v.as_bytes();
+        if v.len() <= short::SHORT {
+            // Length, bytes and NUL in one chunk.
+            let text = short::read(v);
+            let mut value = [0u8; short::CHUNK];
+            value[..4].copy_from_slice(&(v.len() as i32 + 1).to_le_bytes());
+            text.put(&mut value, 4);
+            short::append(&mut self.bytes, &value, v.len() + 5);
+            return Ok(());
+        }
         self.bytes
             .extend_from_slice(&(v.len() as i32 + 1).to_le_bytes());
-        self.bytes.extend_from_slice(v.as_bytes());
+        self.bytes.extend_from_slice(v);
         self.bytes.push(0);
         Ok(())
     }
@@ -370,6 +400,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
 mod compound;
 mod direct;
 mod leaf;
+mod short;
 
 use compound::{Array, Doc, Step, Struct};
 

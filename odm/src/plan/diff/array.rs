@@ -13,7 +13,7 @@ use mongodb::bson::Bson;
 
 use super::eq::{class, Class, Tally};
 use super::{diff_document, Change, Op, Out};
-use crate::codec::scan::{elements, Elem};
+use crate::codec::scan::{elements, Elem, Walk};
 use crate::error::Error;
 
 /// At most this many distinct values are removed by one guarded
@@ -31,6 +31,46 @@ fn to_array<'a, 'b: 'a>(values: impl IntoIterator<Item = &'a Elem<'b>>) -> Resul
 
 /// Diffs two arrays given as their bytes (element keys are ignored).
 pub(super) fn diff_array(
+    old: &[u8],
+    new: &[u8],
+    path: String,
+    positional: bool,
+    out: &mut Out,
+) -> Result<(), Error> {
+    if let Some(added) = appended(old, new)? {
+        out.push(Change::new(Op::Push, path, to_array(&added)?, positional));
+        return Ok(());
+    }
+    walked(old, new, path, positional, out)
+}
+
+/// The elements `new` appends to `old` when `new` starts with all of
+/// `old`'s elements byte for byte (keys included, at the same offsets)
+/// and holds more after them: an append, the usual change of an array,
+/// which [`walked`] reads as a `$push` of exactly these elements, since
+/// every element of `old` is then the same as `new`'s at its position.
+/// Found by one comparison of the bytes both share and a walk of the
+/// appended ones only, instead of a walk of every element of both. `None`
+/// otherwise. Both arrays come from serializing values (the snapshot and
+/// the value now), so the shared bytes are well formed; `new`'s length
+/// and end are checked as by any walk.
+fn appended<'a>(old: &[u8], new: &'a [u8]) -> Result<Option<Vec<Elem<'a>>>, Error> {
+    // `old` is its length, its elements, and a NUL.
+    let end = old.len().wrapping_sub(1);
+    if old.len() < 5 || new.len() <= old.len() || old[4..end] != new[4..end] {
+        return Ok(None);
+    }
+    let mut walk = Walk::new(new)?;
+    walk.skip_to(end);
+    let mut added = Vec::new();
+    while let Some(elem) = walk.next_elem()? {
+        added.push(elem);
+    }
+    Ok((!added.is_empty()).then_some(added))
+}
+
+/// [`diff_array`] by a walk of every element of both arrays.
+fn walked(
     old: &[u8],
     new: &[u8],
     path: String,
@@ -231,4 +271,74 @@ fn pull_ids(
         value,
         positional,
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use mongodb::bson::oid::ObjectId;
+    use mongodb::bson::{bson, rawdoc, Bson, RawDocumentBuf};
+
+    use super::*;
+
+    fn array(values: &[Bson]) -> Vec<u8> {
+        let doc = mongodb::bson::to_raw_document_buf(&mongodb::bson::doc! { "a": values }).unwrap();
+        match doc.get("a").unwrap().unwrap() {
+            mongodb::bson::RawBsonRef::Array(a) => a.as_bytes().to_vec(),
+            _ => unreachable!(),
+        }
+    }
+
+    fn both(old: &[u8], new: &[u8]) -> (Vec<Change>, Vec<Change>) {
+        let (mut fast, mut slow) = (Out::default(), Out::default());
+        diff_array(old, new, "a".into(), false, &mut fast).unwrap();
+        walked(old, new, "a".into(), false, &mut slow).unwrap();
+        (fast.changes, slow.changes)
+    }
+
+    /// Appends, and the changes that look like them but are not (an edit
+    /// before the end, a removal, nothing, an element that grew): the fast
+    /// path gives what the walk of every element gives.
+    #[test]
+    fn an_append_found_from_the_bytes_is_the_walks_push() {
+        let sub = |n: u8| bson!({ "_id": ObjectId::from_bytes([n; 12]), "t": "x" });
+        let bases: Vec<Vec<Bson>> = vec![
+            vec![],
+            vec![bson!("a")],
+            vec![bson!(1), bson!("b"), sub(1)],
+            (0..120).map(|i| bson!(i)).collect(),
+            vec![bson!([1, 2]), sub(2)],
+        ];
+        for base in bases {
+            let old = array(&base);
+            let mut cases = Vec::new();
+            for extra in [vec![bson!("z")], vec![sub(9), bson!(null), bson!([3])]] {
+                let mut grown = base.clone();
+                grown.extend(extra);
+                cases.push(grown);
+            }
+            cases.push(base.clone());
+            if let Some((last, rest)) = base.split_last() {
+                cases.push(rest.to_vec());
+                let mut edited = rest.to_vec();
+                edited.push(bson!("edited"));
+                edited.push(last.clone());
+                cases.push(edited);
+                let mut longer = rest.to_vec();
+                longer.push(bson!({ "grew": [last.clone(), last.clone()] }));
+                cases.push(longer);
+            }
+            for case in cases {
+                let new = array(&case);
+                let (fast, slow) = both(&old, &new);
+                assert_eq!(fast, slow, "{base:?} -> {case:?}");
+            }
+        }
+        // The general diff of a document finds the same push.
+        let old = rawdoc! { "t": ["a"] };
+        let new: RawDocumentBuf = rawdoc! { "t": ["a", "b"] };
+        assert_eq!(
+            crate::plan::diff::diff(&old, &new).unwrap(),
+            vec![Change::new(Op::Push, "t".into(), bson!(["b"]), false)]
+        );
+    }
 }

@@ -80,7 +80,12 @@ pub(crate) fn plan<T: Schema>(
     schema: &SchemaState,
 ) -> Result<Plan> {
     let capacity = match tracked {
-        Tracked::Snapshot { snapshot, .. } => snapshot.as_bytes().len() + 64,
+        // Room to grow (a push, a longer string) without the buffer
+        // growing, which copies it: 1/16th of the document, at least 64.
+        Tracked::Snapshot { snapshot, .. } => {
+            let len = snapshot.as_bytes().len();
+            len + (len / 16).max(64)
+        }
         Tracked::Clean { stored, .. } => stored.as_bytes().len(),
         _ => 0,
     };
@@ -204,6 +209,21 @@ pub(crate) fn request<T: Schema>(
     plan: &Plan,
 ) -> (BsonDocument, BsonDocument) {
     let key = T::__odm_meta().versioning.key;
+    let filter = filter::<T>(target, version, plan);
+    let mut update = versioning::update(&plan.changes, key, plan.effect);
+    if let Some(terms) = &plan.schema {
+        terms.add_update(&mut update);
+    }
+    (filter, update)
+}
+
+/// The filter of [`request`] alone.
+pub(crate) fn filter<T: Schema>(
+    target: BsonDocument,
+    version: Option<i64>,
+    plan: &Plan,
+) -> BsonDocument {
+    let key = T::__odm_meta().versioning.key;
     let mut target = target;
     if let Some(term) = &plan.kind {
         kind::add(&mut target, term);
@@ -211,11 +231,10 @@ pub(crate) fn request<T: Schema>(
     let mut filter = versioning::filter_from(target, key, version, plan.effect, &plan.changes);
     crate::plan::guard::add_expr(&mut filter, position::terms(&plan.positions));
     rewrite::add(&mut filter, &plan.rewrites);
-    let mut update = versioning::update(&plan.changes, key, plan.effect);
     if let Some(terms) = &plan.schema {
-        terms.add(&mut filter, &mut update);
+        terms.add_filter(&mut filter);
     }
-    (filter, update)
+    filter
 }
 
 /// The error of an update whose `filter` matched nothing, when the

@@ -102,6 +102,22 @@ impl Request {
         }
     }
 
+    /// Puts back the filter of an update whose filter went to the driver
+    /// (moved, not copied: a save that matches pays no copy), for the
+    /// error of a miss: built again from the same `target` (`{_id, shard
+    /// key}` of the `Doc`, unchanged until the commit), version, plan and
+    /// fence, it is the filter that was sent.
+    pub(crate) fn refill_filter<T: Schema>(&mut self, target: BsonDocument) {
+        if let (Send::Update { filter, .. }, Commit::Saved { plan, .. }) =
+            (&mut self.send, &self.commit)
+        {
+            *filter = super::filter::<T>(target, self.version, plan);
+            if let Some(token) = self.fence {
+                *filter = fence::filter(std::mem::take(filter), token);
+            }
+        }
+    }
+
     /// The error of this write having matched nothing, once its follow-up
     /// reads found no fence refusing it and, when asked, the document still
     /// there (`exists` is `false` when the follow-up found it gone).
@@ -168,7 +184,13 @@ pub(crate) fn update<T: Schema>(
     plan: Plan,
     fence: Option<i64>,
 ) -> Request {
-    let (mut filter, mut update) = super::request::<T>(target.clone(), version, &plan);
+    // The target is copied only for the follow-up reads that need it.
+    let follow_up = FollowUp {
+        fence: fence.map(|token| (target.clone(), token)),
+        exists: only_guarded(&plan).then(|| target.clone()),
+        stored: true,
+    };
+    let (mut filter, mut update) = super::request::<T>(target, version, &plan);
     if let Some(token) = fence {
         filter = fence::filter(filter, token);
         fence::stamp(&mut update, token);
@@ -178,17 +200,11 @@ pub(crate) fn update<T: Schema>(
         // miss of a save with nothing to check but those is a stale copy
         // if the document is still there.
         let follow_up = FollowUp {
-            exists: only_guarded(&plan).then(|| target.clone()),
-            stored: true,
-            ..FollowUp::default()
+            fence: None,
+            ..follow_up
         };
         (Send::Check(filter), follow_up)
     } else {
-        let follow_up = FollowUp {
-            fence: fence.map(|token| (target.clone(), token)),
-            exists: only_guarded(&plan).then_some(target),
-            stored: true,
-        };
         (Send::Update { filter, update }, follow_up)
     };
     Request {

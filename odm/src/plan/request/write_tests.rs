@@ -146,3 +146,32 @@ fn nothing_to_write_is_a_check_and_a_delete_misses_as_not_found() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_filter_moved_to_the_driver_is_built_again_for_the_miss() {
+    // Fenced, versioned, guarded: every kind of term the filter can hold.
+    let mut effect = Effect::WHERE;
+    effect.bump = true;
+    for (effect, fence) in [(Effect::NONE, Some(9)), (effect, Some(9)), (effect, None)] {
+        let mut request = update::<Item>(
+            Bson::Int32(1),
+            doc! { "_id": 1 },
+            Some(3),
+            plan(vec![set_n()], effect),
+            fence,
+        );
+        let Send::Update { filter, .. } = &mut request.send else {
+            panic!("not an update")
+        };
+        let sent = std::mem::take(filter);
+        request.refill_filter::<Item>(doc! { "_id": 1 });
+        let Send::Update { filter, .. } = &request.send else {
+            panic!("not an update")
+        };
+        assert_eq!(filter, &sent);
+        match request.missed("items", false) {
+            Error::NotFound(e) => assert_eq!(e.filter, sent),
+            other => panic!("{other:?}"),
+        }
+    }
+}
