@@ -28,23 +28,14 @@
 import mongoose from 'mongoose';
 import { MongoClient, ObjectId } from 'mongodb';
 import { isDeepStrictEqual } from 'node:util';
+import { date, letters } from './gen.mjs';
 
 const uri = process.env.MONGODB_URI;
 if (!uri) throw new Error('MONGODB_URI is not set (e2e.sh starts a server and sets it)');
 const quick = !!process.env.ODM_BENCH_QUICK && process.env.ODM_BENCH_QUICK !== '0';
 const env = (name, fallback) => Math.max(1, Number(process.env[name] ?? fallback) || fallback);
 
-// The same generator and documents as shapes.mjs (same sizes as the Rust side).
-let seed = 0x5eed1234n;
-function next() {
-  seed ^= (seed << 13n) & 0xffffffffffffffffn;
-  seed ^= seed >> 7n;
-  seed ^= (seed << 17n) & 0xffffffffffffffffn;
-  return Number(seed & 0xffffffffn);
-}
-const LETTERS = 'abcdefghijklmnopqrstuvwxyz ';
-const letters = (n) => Array.from({ length: n }, () => LETTERS[next() % LETTERS.length]).join('');
-const date = () => new Date(Date.UTC(2026, 0, 1));
+// The same documents as shapes.mjs, from the same generator (gen.mjs; same sizes as the Rust side).
 const comment = (i) => ({ _id: new ObjectId(), author: letters(10), text: letters(55), likes: i % 17 });
 function small() {
   return {
