@@ -33,11 +33,15 @@ case "$runtime" in
   *) echo "ODM_E2E_RUNTIME=$runtime: multi, current or both" >&2; exit 2 ;;
 esac
 repeat="${ODM_E2E_REPEAT:-3}"
-out="$(mktemp -d)"
+# ODM_E2E_OUT: a directory that keeps each run's output (node.N, rust.N).
+out="${ODM_E2E_OUT:-}"
+keep="$out"
+[ -n "$out" ] || out="$(mktemp -d)"
+mkdir -p "$out"
 server=""
 cleanup() {
   [ -z "$server" ] || kill "$server" 2>/dev/null || true
-  rm -rf "$out"
+  [ -n "$keep" ] || rm -rf "$out"
 }
 trap cleanup EXIT
 

@@ -16,21 +16,11 @@
 // 1) seconds each of the process's CPU time per op (`process.cpuUsage`).
 import mongoose from 'mongoose';
 import { BSON } from 'mongodb';
+import { date, letters } from './gen.mjs';
 
 const RUNS = Number(process.env.ODM_BENCH_RUNS ?? 5);
 const SECS = Number(process.env.ODM_BENCH_SECS ?? 1);
 
-// A fixed-seed generator (xorshift), as the Rust benches use one.
-let seed = 0x5eed1234n;
-function next() {
-  seed ^= (seed << 13n) & 0xffffffffffffffffn;
-  seed ^= seed >> 7n;
-  seed ^= (seed << 17n) & 0xffffffffffffffffn;
-  return Number(seed & 0xffffffffn);
-}
-const LETTERS = 'abcdefghijklmnopqrstuvwxyz ';
-const letters = (n) => Array.from({ length: n }, () => LETTERS[next() % LETTERS.length]).join('');
-const date = () => new Date(Date.UTC(2026, 0, 1));
 
 const options = { optimisticConcurrency: true, versionKey: '__v' };
 const Small = mongoose.model('Small', new mongoose.Schema({
