@@ -53,7 +53,11 @@ pub(crate) async fn missed<T: Document>(
     if let Some(found) = &stored {
         if let Some(at) = crate::model::execute::newer_schema::<T>(found) {
             let id = crate::codec::read_id(found)?;
-            return Ok(crate::model::save::schema_refused::<T>(model.name(), id, at));
+            return Ok(crate::model::save::schema_refused::<T>(
+                model.name(),
+                id,
+                at,
+            ));
         }
     }
     let exists = follow_up.exists.is_none() || stored.is_some();
