@@ -176,8 +176,7 @@ impl ContainerAttrs {
                             shard_key.set(span, lifecycle::parse_shard_key(meta)?);
                         } else if meta.path == REFERENCED_BY {
                             referenced_by.set(span, references::parse_referenced_by(meta)?);
-                        } else if validate.parse(meta)? {
-                        } else if schema.parse(cx, meta)? {
+                        } else if validate.parse(meta)? || schema.parse(cx, meta)? {
                         } else {
                             return Err(meta.error(format!(
                                 "unknown odm container attribute `{}`; expected one of {CONTAINER_FORMS}",

@@ -4,7 +4,7 @@ pub(crate) mod collections;
 pub(crate) mod delete;
 pub(crate) mod doc;
 mod document;
-mod execute;
+pub(crate) mod execute;
 pub(crate) mod execute_atomic;
 pub mod hooks;
 pub(crate) mod insert_id;
