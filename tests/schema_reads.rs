@@ -262,7 +262,7 @@ async fn a_failing_step_names_the_document_and_the_step_and_writes_nothing() {
     ));
     // A lean read reports it the same way.
     let lean = users.find_by_id(bad).lean().await;
-    assert!(matches!(lean, Err(Error::Migration(ref e)) if e.from == 0));
+    assert!(matches!(lean, Err(Error::Migration(ref e)) if e.from() == 0));
     m.finish().await;
 }
 

@@ -23,16 +23,13 @@ use super::id_text;
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct MigrationError {
-    /// What the step reported.
-    pub message: String,
-    /// The collection the document was read from (empty until odm fills it
-    /// in).
-    pub collection: String,
-    /// The `_id` of the document (`Bson::Null` until odm fills it in).
-    pub id: Bson,
-    /// The step that failed: the schema version it upgrades from (to
-    /// `from + 1`).
-    pub from: u32,
+    // Read through the methods: the `_id` is boxed so that a step's
+    // `Result<(), MigrationError>` stays small (clippy's
+    // `result_large_err` would flag every user's `migrate` otherwise).
+    pub(crate) message: String,
+    pub(crate) collection: String,
+    pub(crate) id: Box<Bson>,
+    pub(crate) from: u32,
 }
 
 impl MigrationError {
@@ -59,7 +56,7 @@ impl MigrationError {
         MigrationError {
             message: message.into(),
             collection: String::new(),
-            id: Bson::Null,
+            id: Box::new(Bson::Null),
             from: 0,
         }
     }
@@ -84,7 +81,7 @@ impl MigrationError {
     /// `self`, naming the document and the step (odm fills them in).
     pub(crate) fn at(mut self, collection: &str, id: &Bson, from: u32) -> MigrationError {
         self.collection = collection.to_string();
-        self.id = id.clone();
+        *self.id = id.clone();
         self.from = from;
         self
     }

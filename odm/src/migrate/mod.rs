@@ -291,7 +291,7 @@ async fn read_batch<T: Document>(
 /// document that does not load.
 fn failed_id(e: &Error) -> Option<Bson> {
     match e {
-        Error::Migration(e) => Some(e.id.clone()),
+        Error::Migration(e) => Some(e.id().clone()),
         Error::Deserialize(e) => Some(e.id.clone()),
         _ => None,
     }

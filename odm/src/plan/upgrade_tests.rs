@@ -78,7 +78,7 @@ fn a_field_no_update_can_write_is_refused_naming_the_step() {
         panic!("accepted")
     };
     assert_eq!(
-        (e.from, e.id.clone(), e.collection.as_str()),
+        (e.from(), e.id().clone(), e.collection()),
         (3, Bson::Int32(1), "users")
     );
     assert!(e.message.contains("\"b.c\""), "{e}");
