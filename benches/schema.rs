@@ -112,6 +112,8 @@ fn both_versions<T: Serialize>(value: &T) -> (RawDocumentBuf, RawDocumentBuf) {
     let mut older = RawDocumentBuf::new();
     for element in &plain {
         let (key, v) = element.unwrap();
+        // A `&str` with bson 2, a `&CStr` with bson 3.
+        #[allow(clippy::useless_asref)]
         let key: &str = key.as_ref();
         older.append(if key == "email" { "mail" } else { key }, v.to_raw_bson());
     }
