@@ -33,7 +33,7 @@ fn version_error<T: std::fmt::Debug>(outcome: odm::Result<T>) -> Box<VersionErro
 
 fn schema_error<T: std::fmt::Debug>(outcome: &odm::Result<T>) -> &SchemaError {
     match outcome {
-        Err(Error::Schema(e)) => &**e,
+        Err(Error::Schema(e)) => e,
         other => panic!("expected Error::Schema, got {other:?}"),
     }
 }

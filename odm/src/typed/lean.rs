@@ -202,7 +202,7 @@ pub(crate) fn decode<T: Document, V: DeserializeOwned>(
                     let hidden = layout.hidden;
                     upgrade::upgrade(whole, schema, hidden, from, collection, &id)?
                 }
-                None => whole.to_raw_document_buf(),
+                None => whole.to_owned(),
             };
             let mut cut = RawDocumentBuf::new();
             for element in &upgraded {
