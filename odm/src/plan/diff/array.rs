@@ -281,7 +281,8 @@ mod tests {
     use super::*;
 
     fn array(values: &[Bson]) -> Vec<u8> {
-        let doc = mongodb::bson::to_raw_document_buf(&mongodb::bson::doc! { "a": values }).unwrap();
+        let doc =
+            mongodb::bson::RawDocumentBuf::try_from(&mongodb::bson::doc! { "a": values }).unwrap();
         match doc.get("a").unwrap().unwrap() {
             mongodb::bson::RawBsonRef::Array(a) => a.as_bytes().to_vec(),
             _ => unreachable!(),

@@ -164,7 +164,7 @@ mod tests {
         for i in 0..100 {
             wide.insert(format!("k{i}"), i);
         }
-        let doc = mongodb::bson::RawDocumentBuf::from_document(&doc! {
+        let doc = mongodb::bson::RawDocumentBuf::try_from(&doc! {
             "a": [{ "x": 1, "l": [1, 2, [3, 4]] }, { "x": 2 }],
             "big": big.clone(),
             "wide": wide,
