@@ -58,10 +58,16 @@ impl Plan {
             && self.schema.as_ref().is_none_or(|t| t.write.is_none())
     }
 
-    /// Whether the filter requires values this copy loaded (the rewrite
-    /// and positional guards).
-    fn requires_loaded(&self) -> bool {
-        !self.rewrites.is_empty() || !self.positions.is_empty()
+    /// Whether the filter holds terms of what this copy knows of the
+    /// stored document beside the version and the per-change guards: the
+    /// rewrite and positional guards, an enum model's kind, the schema
+    /// version. A miss on any of them is a stale copy when the document
+    /// still exists.
+    fn checks_loaded(&self) -> bool {
+        !self.rewrites.is_empty()
+            || !self.positions.is_empty()
+            || self.kind.is_some()
+            || self.schema.is_some()
     }
 }
 
@@ -266,9 +272,7 @@ pub(crate) fn no_match(
 pub(crate) fn may_be_stale(plan: &Plan) -> bool {
     plan.effect.any()
         || crate::plan::guard::guarded(&plan.changes, plan.effect.check)
-        || plan.requires_loaded()
-        || plan.kind.is_some()
-        || plan.schema.is_some()
+        || plan.checks_loaded()
 }
 
 /// Whether a save whose filter matched nothing may have failed only on a
@@ -276,10 +280,7 @@ pub(crate) fn may_be_stale(plan: &Plan) -> bool {
 /// document tells a stale copy from a deleted document.
 pub(crate) fn only_guarded(plan: &Plan) -> bool {
     !plan.effect.any()
-        && (crate::plan::guard::guarded(&plan.changes, false)
-            || plan.requires_loaded()
-            || plan.kind.is_some()
-            || plan.schema.is_some())
+        && (crate::plan::guard::guarded(&plan.changes, false) || plan.checks_loaded())
 }
 
 /// [`Error::NotFound`] for `filter` in `collection` (the model's, which
