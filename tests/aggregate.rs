@@ -3,7 +3,7 @@
 //! options, results decoded into a chosen type, awaited or streamed, a
 //! result that does not fit refused by id and field, and inside a session.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 //! `Model::claim`: many workers, each task claimed exactly once.
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 

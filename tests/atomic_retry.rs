@@ -1,7 +1,7 @@
 //! `Model::update_with_retry` against concurrent writers, and the lost
 //! updates it prevents.
 
-mod common;
+use crate::common;
 
 use std::future::IntoFuture;
 use std::sync::atomic::{AtomicUsize, Ordering};

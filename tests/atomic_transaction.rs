@@ -1,7 +1,7 @@
 //! `odm::transaction`: commit together, abort together, retry on
 //! transient errors, and `Doc`s rolled back in memory.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! `Model::upsert`: one atomic find-or-insert, with `$setOnInsert`,
 //! the version key and timestamps.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::future::IntoFuture;

@@ -10,7 +10,7 @@
 //! the integral `3.0`, which loads) are covered for every loader in
 //! `tests/loading_shapes.rs`.
 
-mod common;
+use crate::common;
 
 use odm::bson::{doc, Bson, Document as BsonDocument};
 use odm::prelude::*;

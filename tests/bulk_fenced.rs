@@ -4,7 +4,8 @@
 //! one read, never guessed) and keeps its changes, the others get their
 //! own outcomes. Each test runs both ways a batch can go.
 
-mod common;
+use crate::both_paths;
+use crate::common;
 
 use std::time::Duration;
 

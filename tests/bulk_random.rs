@@ -9,7 +9,7 @@
 //! new each run; a failure prints it); `ODM_BULK_HISTORIES` sets the count
 //! (default 3).
 
-mod common;
+use crate::common;
 
 use common::{user, User};
 use mongodb::bson::Document as BsonDocument;

@@ -4,7 +4,8 @@
 //! runs both ways a batch can go: the `bulkWrite` command, and the
 //! `insert` / `update` commands of servers older than MongoDB 8.0.
 
-mod common;
+use crate::both_paths;
+use crate::common;
 
 use common::Monitored;
 use mongodb::bson::{Bson, Document as BsonDocument};

@@ -4,7 +4,7 @@
 //! sent: the `$match` a filter becomes, the token a resume carries, and
 //! the driver reopening the stream after a resumable error.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! at DEBUG its collection, operation, outcome and the shape of its filter
 //! and update; the values only at TRACE; never a credential.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fmt;

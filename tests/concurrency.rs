@@ -2,7 +2,7 @@
 //! loaded at the same version, save at once under optimistic_concurrency:
 //! exactly one wins, 49 get `Error::Version`, over 20 rounds.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

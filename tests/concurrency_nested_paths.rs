@@ -6,7 +6,7 @@
 //! land); then many tasks at once, and a path through a flattened field.
 //! The matching itself is unit-tested in `odm/src/paths`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -4,7 +4,7 @@
 //! documented fields, captured here by a test subscriber; none for a write
 //! that lands.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fmt;

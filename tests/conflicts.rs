@@ -4,7 +4,7 @@
 //! the copy's changes onto the store when no path overlaps, refusing and
 //! changing nothing when one does.
 
-mod common;
+use crate::common;
 
 use common::Monitored;
 use odm::__private::BulkPath;

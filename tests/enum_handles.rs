@@ -4,7 +4,7 @@
 //! #9600's shape); `bulk_save`, `insert_many`, lean reads and
 //! `update_with_retry` keep the kind rules.
 
-mod enum_support;
+use crate::enum_support;
 
 use enum_support::{click, id_of, purchase, stored, Click, Event, Purchase};
 use odm::prelude::*;

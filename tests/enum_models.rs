@@ -6,10 +6,8 @@
 //! write's filter, so a copy of the old kind never writes into the new one
 //! (Mongoose lost data in exactly these shapes: #5130, #9600).
 
-#[allow(dead_code)]
-#[path = "common/bson.rs"]
-mod bson_release;
-mod enum_support;
+use crate::common::bson as bson_release;
+use crate::enum_support;
 
 use enum_support::{click, purchase, stored, Event, Purchase};
 use odm::bson::Bson;

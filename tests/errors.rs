@@ -4,7 +4,7 @@
 //! reaches the driver's error, and every message reads as a sentence.
 //! Plus: a value that does not serialize never panics a public method.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::error::Error as _;

@@ -9,7 +9,7 @@
 //! intended state, and a write that did land is never applied twice. The
 //! command monitor proves every fault fired.
 
-mod common;
+use crate::common;
 
 use std::future::IntoFuture;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! write concern error (the write IS applied) and a non-retryable error.
 //! The command monitor proves every fault fired.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;

@@ -10,7 +10,8 @@
 //! version; the retried `bulk_save` ends in exactly the intended state and
 //! never applies a write twice.
 
-mod common;
+use crate::both_paths;
+use crate::common;
 
 use std::collections::HashMap;
 

@@ -3,7 +3,7 @@
 //! returned and the command sent. Projecting into a type without `Fields`
 //! does not compile (`tests/ui/typed-find-one-projection-without-fields.rs`).
 
-mod common;
+use crate::common;
 
 use common::Monitored;
 use mongodb::bson::{doc, Bson};

@@ -6,7 +6,7 @@
 //! bad document is one `Err` item and the scan goes on, `batch_size` is
 //! sent, and the stream works inside a session.
 
-mod common;
+use crate::common;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -3,7 +3,7 @@
 //! what it left, `after_save` errors leave the write standing, hooks join
 //! the save's transaction, and delete hooks do the same around `delete()`.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

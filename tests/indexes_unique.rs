@@ -2,7 +2,7 @@
 //! server: what they accept, what they refuse, and the `DuplicateKey` error
 //! each refusal gives.
 
-mod common;
+use crate::common;
 
 use common::Race;
 use mongodb::bson::{doc, Document as BsonDocument};

@@ -3,7 +3,7 @@
 //! insert, so the `Doc` knows its id, later saves update that document,
 //! and a retried insert cannot store a second copy.
 
-mod common;
+use crate::common;
 
 use common::{stored, Monitored};
 use odm::bson::{Bson, Document as BsonDocument};

@@ -5,8 +5,9 @@
 //! review found where two features meet, against the server: the stored
 //! document, the exact update (`Doc::changes()`) and the error.
 
-mod common;
-mod schema_support;
+use crate::both_paths;
+use crate::common;
+use crate::schema_support;
 
 use common::{element_has, in_place, Monitored};
 use odm::__private::BulkPath;

@@ -5,7 +5,7 @@
 //! between top-level modules (naming it), on an import from a lower layer
 //! into a higher one, and on a top-level module that no layer lists.
 
-mod layering;
+use crate::layering;
 
 use std::path::Path;
 

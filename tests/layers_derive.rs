@@ -6,7 +6,7 @@
 //! through any chain (naming the cycle), when a module imports a higher
 //! layer, or when a top-level module has no layer yet.
 
-mod layering;
+use crate::layering;
 
 use std::collections::BTreeSet;
 use std::path::Path;

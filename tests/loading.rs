@@ -1,7 +1,7 @@
 //! Loading: queries, hydration, and stored documents that do not fit the
 //! type (the error names the document id and the field).
 
-mod common;
+use crate::common;
 
 use common::*;
 use odm::prelude::*;

@@ -3,7 +3,7 @@
 //! work), a version that is not a non-negative integer is refused by every
 //! loader, and an enum document with extra keys is refused.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -2,7 +2,7 @@
 //! index can express (`archivedAt: {$exists: false}` is not allowed in a
 //! partial filter), kept with a lease per email, across instances.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

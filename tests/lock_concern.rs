@@ -3,7 +3,7 @@
 //! client's defaults (issue 21): what is sent is read back from a command
 //! monitor.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! overwrite the next holder's work; its late write changes nothing and
 //! fails with `Error::Fenced`.
 
-mod common;
+use crate::common;
 
 use common::leases::{stale_and_next, LONG};
 use mongodb::bson::{doc, Document as BsonDocument};

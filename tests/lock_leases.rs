@@ -2,7 +2,7 @@
 //! expiry by the database's clock, tokens that never go back, one command
 //! per acquisition, keep-alive and loss.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

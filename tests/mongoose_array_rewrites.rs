@@ -4,7 +4,7 @@
 //! `it(...)` it comes from. Where Mongoose's result differs from
 //! save-rules.md, save-rules.md wins and the comment says so.
 
-mod mongoose_support;
+use crate::mongoose_support;
 
 use std::future::IntoFuture;
 

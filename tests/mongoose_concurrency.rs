@@ -6,7 +6,7 @@
 //! filter and `$inc`; none: neither), then the save and the stored document.
 //! The gh-15912 include / exclude matrix is in `mongoose_concurrency_modes.rs`.
 
-mod mongoose_support;
+use crate::mongoose_support;
 
 use std::collections::BTreeMap;
 

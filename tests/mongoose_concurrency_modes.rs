@@ -5,7 +5,7 @@
 //! the same fact is the exact `(filter, update)` from `changes()`, then the
 //! save, the in-memory version and the stored document.
 
-mod mongoose_support;
+use crate::mongoose_support;
 
 use mongoose_support::{expect_version, stored};
 use odm::bson::Document as BsonDoc;

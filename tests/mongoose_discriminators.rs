@@ -10,7 +10,7 @@
 //! Node.js 20 or later and npm, and installs Mongoose as
 //! `benches/mongoose` pins it).
 
-mod common;
+use crate::common;
 
 use common::stored;
 use odm::bson::{doc, Bson, Document as BsonDocument};

@@ -4,7 +4,7 @@
 //! result differs from save-rules.md, save-rules.md wins and the comment says
 //! so.
 
-mod mongoose_support;
+use crate::mongoose_support;
 
 use mongoose_support::{expect_not_found, expect_version, guarded, stored};
 use odm::prelude::*;

@@ -6,7 +6,7 @@
 //! exactly as Mongoose sends them (filter and update), so no Node runtime
 //! is needed.
 
-mod common;
+use crate::common;
 
 use common::{element_has, in_place, stored};
 use odm::bson::{doc, Bson, Document as BsonDocument};

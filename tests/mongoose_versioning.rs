@@ -6,7 +6,7 @@
 //! The other scenarios of that file are in `mongoose_array_versioning.rs`,
 //! `mongoose_array_rewrites.rs` and `mongoose_concurrency*.rs`.
 
-mod mongoose_support;
+use crate::mongoose_support;
 
 use std::collections::BTreeMap;
 

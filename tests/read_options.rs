@@ -3,7 +3,7 @@
 //! in what comes back (a collation matching case-insensitively, a hint the
 //! server refuses, a time limit the server enforces).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

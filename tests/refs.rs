@@ -2,7 +2,7 @@
 //! saved like any scalar; `find_refs` (one `find` for many refs, counted
 //! by a command monitor) and the typed `$lookup`.
 
-mod common;
+use crate::common;
 
 use common::Monitored;
 use mongodb::bson::{Bson, Document as BsonDocument};

@@ -9,7 +9,7 @@
 //! `ODM_REFS_RACE_OPS` sets the operations of each race (2,000 by
 //! default); `ODM_REFS_FAULT_OPS` those of each race under a fault (96).
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicI64, Ordering};

@@ -5,7 +5,7 @@
 //! hidden counter, and what is outside the rules. The concurrent proof is
 //! tests/refs_race.rs.
 
-mod common;
+use crate::common;
 
 use common::Monitored;
 use mongodb::bson::{Bson, Document as BsonDocument};

@@ -4,7 +4,7 @@
 //! operation goes to that collection with those options, shown by the
 //! stored documents, the errors and the commands sent.
 
-mod common;
+use crate::common;
 
 use common::Monitored;
 use mongodb::bson::{doc, Bson};

@@ -2,7 +2,7 @@
 //! table, against the server: the exact `(filter, update)`, the stored
 //! document and the version afterwards.
 
-mod common;
+use crate::common;
 
 use common::bson::to_bson;
 use common::*;

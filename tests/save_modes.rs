@@ -3,7 +3,7 @@
 //! version keys, and the outcome rules (matched count, Version vs NotFound,
 //! state kept after a failure).
 
-mod common;
+use crate::common;
 
 use common::*;
 use odm::bson::Bson;

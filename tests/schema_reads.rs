@@ -6,8 +6,8 @@
 //! document unloadable names the field; the schema key is hidden from the
 //! value like the version key.
 
-mod common;
-mod schema_support;
+use crate::common;
+use crate::schema_support;
 
 use futures_util::{StreamExt, TryStreamExt};
 use odm::bson::{doc, Bson, Document as BsonDocument};

@@ -5,8 +5,8 @@
 //! newer model upgrade an older document before writing it; `update_many`
 //! changes only documents at the model's version; every insert stores it.
 
-mod common;
-mod schema_support;
+use crate::common;
+use crate::schema_support;
 
 use common::Monitored;
 use odm::bson::{doc, Bson};

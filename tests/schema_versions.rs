@@ -4,8 +4,8 @@
 //! changed), under the version contract; two copies upgrading one
 //! document: one lands, the other fails with `Error::Version`.
 
-mod common;
-mod schema_support;
+use crate::common;
+use crate::schema_support;
 
 use std::future::IntoFuture;
 

@@ -1,7 +1,7 @@
 //! Every operation of `Model` runs inside a session when given one, so a
 //! transaction can read its own writes and roll them back.
 
-mod common;
+use crate::common;
 
 use common::*;
 use odm::prelude::*;

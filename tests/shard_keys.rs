@@ -7,7 +7,7 @@
 //! key differs from the loaded one is not matched. The routing itself is
 //! mongos's, and is not tested here.
 
-mod common;
+use crate::common;
 
 use common::Monitored;
 use odm::bson::Bson;

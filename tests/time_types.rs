@@ -4,7 +4,7 @@
 //! stamps. Run with `--features chrono,time`.
 #![cfg(all(feature = "chrono", feature = "time"))]
 
-mod common;
+use crate::common;
 
 use chrono::{TimeZone, Utc};
 use odm::bson::{Bson, DateTime};

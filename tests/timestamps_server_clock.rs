@@ -3,7 +3,7 @@
 //! write), the stored document and the `Doc` hold that same time, and a
 //! write that stamps nothing asks for no time.
 
-mod common;
+use crate::common;
 
 use common::Monitored;
 use odm::bson::DateTime;

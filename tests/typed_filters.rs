@@ -3,7 +3,7 @@
 //! contract's own lines (API.md "Typed reads") and every operator.
 //! Compile-time misuse is in `tests/ui/typed-*`.
 
-mod common;
+use crate::common;
 
 use common::Monitored;
 use mongodb::bson::{doc, Bson, Document as BsonDocument};

@@ -4,7 +4,7 @@
 //! values returned and the command sent. Saving a projection is a compile
 //! error (`tests/ui/typed-projection-save.rs`).
 
-mod common;
+use crate::common;
 
 use common::Monitored;
 use futures_util::TryStreamExt;

@@ -2,7 +2,7 @@
 //! stored documents, the version bump and its opt-out, timestamps, field
 //! rules refused before sending, the shard key, sessions.
 
-mod common;
+use crate::common;
 
 use common::Monitored;
 use mongodb::bson::{Bson, DateTime, Document as BsonDocument};

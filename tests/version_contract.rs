@@ -5,7 +5,7 @@
 //! bumping save by another copy: its unchecked `$set` of another field
 //! lands beside the write, its checked edits fail, its pushes land.
 
-mod common;
+use crate::common;
 
 use common::{post, stored, user, Post, User};
 use mongodb::bson::{Bson, Document as BsonDocument};

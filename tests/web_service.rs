@@ -5,16 +5,16 @@
 //! `replace_one`) loses edits, odm's none.
 
 #[path = "../examples/features/web_service.rs"]
-mod web_service;
+mod service;
 
 use odm::prelude::*;
 use odm_testing::TestDb;
-use web_service::{fetch, patch, put, Article, Edit, Patch};
+use service::{fetch, patch, put, Article, Edit, Patch};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_service_story_and_a_counted_race_of_8_clients_by_50_edits() {
     let t = TestDb::new().await;
-    let o = web_service::run(&t.db, 8, 50).await.expect("ran");
+    let o = service::run(&t.db, 8, 50).await.expect("ran");
     assert_eq!(o.without_if_match, 428, "{o:?}");
     assert_eq!((o.first, o.second), (200, 412), "{o:?}");
     assert!(o.second_told_current, "{o:?}");
@@ -47,7 +47,7 @@ async fn a_patch_of_other_fields_racing_the_handler_is_merged_and_of_the_same_re
         })
         .await
         .unwrap();
-    let (addr, server) = web_service::serve(web_service::router(articles.clone())).await;
+    let (addr, server) = service::serve(service::router(articles.clone())).await;
     let (article, tag) = fetch(addr, 7).await.unwrap();
     assert_eq!(article.title, "t");
     let tag = tag.unwrap();

@@ -1,7 +1,7 @@
 //! save-rules.md, "Worked examples": A and B are two copies of one stored
 //! document.
 
-mod common;
+use crate::common;
 
 use common::*;
 use odm::bson::Bson;

@@ -10,7 +10,7 @@ pub mod monitor;
 pub mod race;
 pub mod values;
 
-#[allow(unused_imports)] // each test binary uses a different subset
+#[allow(unused_imports)] // each test module uses a different subset
 pub use faults::{FailPoint, Fault};
 #[allow(unused_imports)]
 pub use guard::{element_has, element_is, guarded, in_place, rewriting, with_parents};

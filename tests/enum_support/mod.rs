@@ -1,6 +1,6 @@
 //! The enum model of `enum_models.rs` and `enum_handles.rs`: events of
 //! three kinds (two newtype variants, a struct variant) and their helpers.
-#![allow(dead_code)] // each test binary uses a different subset
+#![allow(dead_code)] // each test module uses a different subset
 
 use odm::bson::Document as BsonDocument;
 use odm::prelude::*;

@@ -1,13 +1,10 @@
 //! Helpers shared by the Mongoose translations (`mongoose_*.rs`): the
 //! array sub-document they use, reading the stored document raw, checking
 //! an error's variant and text.
-#![allow(dead_code)] // each test binary uses a different subset
+#![allow(dead_code)] // each test module uses a different subset
 
-#[path = "../common/guard.rs"]
-mod guard;
-
-#[allow(unused_imports)] // each test binary uses a different subset
-pub use guard::{element_has, element_is, guarded, in_place, rewriting, with_parents};
+#[allow(unused_imports)] // each test module uses a different subset
+pub use crate::common::{element_has, element_is, guarded, in_place, rewriting, with_parents};
 use odm::bson::{doc, oid::ObjectId, Document as BsonDoc};
 use odm::{Document, Error, Model};
 use serde::{Deserialize, Serialize};

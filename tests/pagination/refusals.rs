@@ -5,7 +5,7 @@ use mongodb::bson::doc;
 use odm::page::PageErrorKind;
 use odm::prelude::*;
 
-use crate::{ids, seeded, Event};
+use crate::pagination::{ids, seeded, Event};
 
 pub async fn a_token_of_another_query_is_refused_before_anything_is_sent() {
     let (m, events, _) = seeded("page-tokens", 6).await;

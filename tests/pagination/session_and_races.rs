@@ -6,7 +6,7 @@ use futures_util::TryStreamExt;
 use mongodb::bson::{doc, Document as BsonDocument};
 use odm::prelude::*;
 
-use crate::{event, ids, ordered, seeded, Event};
+use crate::pagination::{event, ids, ordered, seeded, Event};
 
 pub async fn pages_read_inside_a_session() {
     let (m, events, all) = seeded("page-session", 9).await;

@@ -5,7 +5,7 @@ use mongodb::bson::doc;
 use mongodb::options::Hint;
 use odm::prelude::*;
 
-use crate::{ordered, seeded, Event};
+use crate::pagination::{ordered, seeded, Event};
 
 pub async fn the_stream_yields_every_item_and_its_token_resumes_it() {
     let (m, events, all) = seeded("page-stream", 17).await;

@@ -5,8 +5,8 @@
 use mongodb::bson::{doc, Bson};
 use odm::prelude::*;
 
-use crate::common::Monitored;
-use crate::{event, ids, ordered, seeded, Event, EventCard};
+use crate::pagination::common::Monitored;
+use crate::pagination::{event, ids, ordered, seeded, Event, EventCard};
 
 pub async fn pages_walk_every_document_once_newest_first_ties_by_id() {
     let (m, events, all) = seeded("page-walk", 23).await;

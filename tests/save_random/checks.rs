@@ -5,11 +5,11 @@
 use odm::bson::{doc, Bson, Document as BsonDocument};
 use odm::prelude::*;
 
-use crate::common::bson::to_document;
-use crate::compare::{as_i64, diff_path, kind_path, same, same_doc};
-use crate::history::{Ctx, Failure};
-use crate::shapes::Shape;
-use crate::show::{err_kind, sd, short, show_changes};
+use crate::save_random::common::bson::to_document;
+use crate::save_random::compare::{as_i64, diff_path, kind_path, same, same_doc};
+use crate::save_random::history::{Ctx, Failure};
+use crate::save_random::shapes::Shape;
+use crate::save_random::show::{err_kind, sd, short, show_changes};
 
 pub const VERSION_KEY: &str = "__v";
 /// The schema version key (a shape with `schema_version`).

@@ -7,12 +7,12 @@ use odm::bson::{Bson, Document as BsonDocument};
 use odm::prelude::*;
 use odm_testing::update::apply;
 
-use crate::checks::{check_saved, load, partial_field, raw_stored, ser, VERSION_KEY};
-use crate::compare::{diff_path, kind_path, same_changes, same_doc};
-use crate::generator::Rng;
-use crate::shapes::{Insert, Shape, Spot};
-use crate::show::{err_kind, sd, short, show_changes};
-use crate::stale::{check_elements, check_merge, check_positional, check_rewrites};
+use crate::save_random::checks::{check_saved, load, partial_field, raw_stored, ser, VERSION_KEY};
+use crate::save_random::compare::{diff_path, kind_path, same_changes, same_doc};
+use crate::save_random::generator::Rng;
+use crate::save_random::shapes::{Insert, Shape, Spot};
+use crate::save_random::show::{err_kind, sd, short, show_changes};
+use crate::save_random::stale::{check_elements, check_merge, check_positional, check_rewrites};
 
 pub struct Failure {
     pub shape: &'static str,
@@ -39,7 +39,7 @@ impl Ctx {
     pub fn fail(&self, kind: impl Into<String>, detail: impl fmt::Display) -> Failure {
         let kind = kind.into();
         let text = format!(
-            "[{shape}] seed {seed:#x}, step {step}: {kind}\n  replay: ODM_RANDOM_SEED={seed:#x} ODM_RANDOM_HISTORIES=1 cargo test --test save_random {test}\n  history:\n    {log}\n  {detail}",
+            "[{shape}] seed {seed:#x}, step {step}: {kind}\n  replay: ODM_RANDOM_SEED={seed:#x} ODM_RANDOM_HISTORIES=1 cargo test --test races save_random::{test}\n  history:\n    {log}\n  {detail}",
             shape = self.shape,
             seed = self.seed,
             step = self.step,

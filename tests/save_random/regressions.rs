@@ -7,13 +7,13 @@ use odm::bson::{Bson, Document as BsonDocument};
 use odm::prelude::*;
 use odm_testing::TestDb;
 
-use crate::checks::{assert_stored_is_memory, raw_stored, ser, VERSION_KEY};
-use crate::compare::{same_changes, same_doc};
-use crate::shapes::{
+use crate::save_random::checks::{assert_stored_is_memory, raw_stored, ser, VERSION_KEY};
+use crate::save_random::compare::{same_changes, same_doc};
+use crate::save_random::shapes::{
     default_items, default_tags, Comment, Defaults, Floats, Inner, Maps, Mixed, OptionId, SubDocs,
     I32,
 };
-use crate::show::{sd, show_changes};
+use crate::save_random::show::{sd, show_changes};
 
 fn maps(counters: &[(&str, i32)]) -> Maps {
     Maps {

@@ -9,8 +9,8 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use odm_testing::random::splitmix64;
 use odm_testing::TestDb;
 
-use crate::history::{history, Failure};
-use crate::shapes::Shape;
+use crate::save_random::history::{history, Failure};
+use crate::save_random::shapes::Shape;
 
 const SHAPES: usize = 12;
 const WORKERS: usize = 4;
@@ -99,7 +99,7 @@ pub async fn run<S: Shape>() {
                         step: usize::MAX,
                         kind: "the history panicked".into(),
                         text: format!(
-                            "[{}] seed {seed:#x}: the history panicked: {e}\n  replay: ODM_RANDOM_SEED={seed:#x} ODM_RANDOM_HISTORIES=1 cargo test --test save_random {}",
+                            "[{}] seed {seed:#x}: the history panicked: {e}\n  replay: ODM_RANDOM_SEED={seed:#x} ODM_RANDOM_HISTORIES=1 cargo test --test races save_random::{}",
                             S::NAME,
                             S::TEST
                         ),

@@ -5,7 +5,7 @@ use std::fmt;
 
 use odm::bson::{Bson, Document as BsonDocument};
 
-use crate::compare::Changes;
+use crate::save_random::compare::Changes;
 
 /// A BSON value with its types visible: `1` is an Int32, `Long(1)` an
 /// Int64, `1.0` / `-0.0` / `NaN` doubles, `Oid(..abcdef)` the end of an

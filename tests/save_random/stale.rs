@@ -4,8 +4,8 @@
 use odm::bson::{doc, Bson, Document as BsonDocument};
 use odm_testing::update::mongo_eq;
 
-use crate::compare::{join, kind_path, same, same_opt};
-use crate::show::sb;
+use crate::save_random::compare::{join, kind_path, same, same_opt};
+use crate::save_random::show::sb;
 
 /// Does changing array `o` into `a` need a version bump under save-rules.md,
 /// beyond doubt? Length changes, a sub-document whose `_id` changed at a

@@ -6,8 +6,8 @@ use odm::prelude::*;
 use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
-use crate::assert_stored;
-use crate::common::rewriting;
+use crate::save_regressions::assert_stored;
+use crate::save_regressions::common::rewriting;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Comment {

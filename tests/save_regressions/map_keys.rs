@@ -8,8 +8,8 @@ use odm::prelude::*;
 use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
-use crate::common::Monitored;
-use crate::{assert_stored, raw};
+use crate::save_regressions::common::Monitored;
+use crate::save_regressions::{assert_stored, raw};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
 #[odm(collection = "counters")]

@@ -5,7 +5,7 @@ use odm::prelude::*;
 use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
-use crate::assert_stored;
+use crate::save_regressions::assert_stored;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 struct Profile {

@@ -6,7 +6,7 @@ use odm::prelude::*;
 use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
-use crate::{assert_stored, raw};
+use crate::save_regressions::{assert_stored, raw};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]

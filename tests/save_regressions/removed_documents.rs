@@ -8,8 +8,8 @@ use odm::prelude::*;
 use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
-use crate::assert_stored;
-use crate::common::{element_has, in_place, rewriting};
+use crate::save_regressions::assert_stored;
+use crate::save_regressions::common::{element_has, in_place, rewriting};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Inner {

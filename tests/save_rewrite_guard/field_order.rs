@@ -10,7 +10,7 @@ use odm::prelude::*;
 use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
-use crate::common::stored;
+use crate::save_rewrite_guard::common::stored;
 
 /// A map that serializes its entries in the order it holds them (as a
 /// `HashMap` does in an order of its own), so a test can reorder it.

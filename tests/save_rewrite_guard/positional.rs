@@ -14,8 +14,10 @@ use odm::prelude::*;
 use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
-use crate::common::{element_has, element_is, in_place, stored, two_copies, with_parents};
-use crate::{strings, Tagged};
+use crate::save_rewrite_guard::common::{
+    element_has, element_is, in_place, stored, two_copies, with_parents,
+};
+use crate::save_rewrite_guard::{strings, Tagged};
 
 fn expect_version(r: odm::Result<()>, paths: &[&str]) {
     match r {

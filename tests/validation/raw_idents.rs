@@ -6,7 +6,7 @@ use odm::prelude::*;
 use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
-use crate::{failures, valid, Account, Comment};
+use crate::validation::{failures, valid, Account, Comment};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Validate)]
 struct Meta {

@@ -6,7 +6,7 @@ use mongodb::bson::doc;
 use odm::prelude::*;
 use odm_testing::TestDb;
 
-use crate::{failures, pairs, valid, Account, Address, Comment};
+use crate::validation::{failures, pairs, valid, Account, Address, Comment};
 
 pub async fn every_failure_is_reported_together() {
     let t = TestDb::new().await;
@@ -71,7 +71,7 @@ pub async fn every_failure_is_reported_together() {
          pinned.top.text: must be at least 1 character long (is 0)"
     );
     assert_eq!(
-        crate::common::with_values(|| err.to_string()),
+        crate::validation::common::with_values(|| err.to_string()),
         "validation failed: age: must be at least 18 (is 12); \
          userName: must be at most 12 characters long (is 15); \
          status: must be one of \"PENDING\", \"APPROVED\", \"BANNED\" (is \"GONE\"); \

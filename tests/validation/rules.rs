@@ -5,8 +5,8 @@ use mongodb::bson::doc;
 use odm::prelude::*;
 use odm_testing::TestDb;
 
-use crate::common::Monitored;
-use crate::{failures, pairs, valid, Account};
+use crate::validation::common::Monitored;
+use crate::validation::{failures, pairs, valid, Account};
 
 type Mutation = fn(&mut Account);
 

@@ -5,8 +5,8 @@ use mongodb::bson::{doc, Document as BsonDocument};
 use odm::prelude::*;
 use odm_testing::TestDb;
 
-use crate::common::Monitored;
-use crate::{failures, pairs, valid, Account, Comment};
+use crate::validation::common::Monitored;
+use crate::validation::{failures, pairs, valid, Account, Comment};
 
 fn stored_raw(doc: Option<BsonDocument>) -> BsonDocument {
     doc.expect("stored")
@@ -72,7 +72,7 @@ pub async fn nothing_is_sent_when_validation_fails() {
 pub async fn raw_collection_access_is_not_validated() {
     let t = TestDb::new().await;
     let accounts = Account::model(&t.db);
-    let mut bad = crate::common::bson::to_document(&valid(5)).unwrap();
+    let mut bad = crate::validation::common::bson::to_document(&valid(5)).unwrap();
     bad.insert("age", 2);
     bad.insert("__v", 0);
     accounts.collection().insert_one(bad).await.unwrap();

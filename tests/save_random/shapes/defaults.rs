@@ -5,7 +5,7 @@ use odm::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{Insert, Shape, Spot};
-use crate::generator::{
+use crate::save_random::generator::{
     anew, edit_at, edited, int_vec, ints, mutate_vec, new_str, one_different, s, str_vec, strings,
     Rng,
 };

@@ -8,7 +8,9 @@ use serde::de::{self, Deserializer, Unexpected, Visitor};
 use serde::{Deserialize, Serialize};
 
 use super::{Shape, Spot};
-use crate::generator::{anew, edit_at, float, mutate_vec, one_different, Rng, SPECIAL_FLOATS};
+use crate::save_random::generator::{
+    anew, edit_at, float, mutate_vec, one_different, Rng, SPECIAL_FLOATS,
+};
 
 /// An `Int32` that does not accept an `Int64` (nor a double), so `Int64 1`
 /// and `Int32 1` keep their types through the untagged enum.

@@ -4,7 +4,7 @@ use odm::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{Shape, Spot};
-use crate::generator::{
+use crate::save_random::generator::{
     anew, edit_at, int_vec, ints, mutate_vec, one_different, str_vec, strings, Rng,
 };
 

@@ -10,7 +10,7 @@ use odm::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{Insert, Shape};
-use crate::generator::{int_vec, ints, mutate_vec, s, str_vec, Rng};
+use crate::save_random::generator::{int_vec, ints, mutate_vec, s, str_vec, Rng};
 
 pub fn default_tags() -> Vec<String> {
     vec!["x".into(), "y".into()]

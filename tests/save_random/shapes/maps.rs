@@ -6,7 +6,7 @@ use odm::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::Shape;
-use crate::generator::{s, Rng, KEYS, PLAIN_KEYS};
+use crate::save_random::generator::{s, Rng, KEYS, PLAIN_KEYS};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
 #[odm(collection = "rand_maps")]

@@ -3,7 +3,7 @@
 
 use std::fmt::Debug;
 
-use crate::generator::Rng;
+use crate::save_random::generator::Rng;
 
 mod defaults;
 mod floats;

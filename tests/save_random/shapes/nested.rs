@@ -5,7 +5,7 @@ use odm::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::Shape;
-use crate::generator::{float, s, Rng};
+use crate::save_random::generator::{float, s, Rng};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Level1 {

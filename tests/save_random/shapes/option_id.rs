@@ -4,7 +4,7 @@ use odm::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{Insert, Shape};
-use crate::generator::{s, str_vec, strings, Rng};
+use crate::save_random::generator::{s, str_vec, strings, Rng};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
 #[odm(collection = "rand_option_ids")]

@@ -4,7 +4,7 @@ use odm::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{Shape, Spot};
-use crate::generator::{
+use crate::save_random::generator::{
     anew, edit_at, edited, mutate_vec, new_str, one_different, s, str_vec, strings, Rng,
 };
 

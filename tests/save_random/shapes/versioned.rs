@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::mongoose::MComment;
 use super::{Insert, Shape};
-use crate::generator::{mutate_vec, s, str_vec, strings, Rng};
+use crate::save_random::generator::{mutate_vec, s, str_vec, strings, Rng};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Person {
@@ -67,7 +67,7 @@ impl Versioned {
 
     /// The document as the release of schema version `version` stored it.
     fn stored_at(&self, version: u32, rng: &mut Rng) -> BsonDocument {
-        let comments = crate::checks::ser(self)
+        let comments = crate::save_random::checks::ser(self)
             .get("comments")
             .cloned()
             .unwrap_or(Bson::Null);

@@ -17,7 +17,7 @@
 //! `ODM_RANDOM_SEED` (decimal or `0x` hex) repeats a run: history 0 of every
 //! shape uses that seed, history `i` `splitmix64(seed + i)`; a failure
 //! prints its history's own seed, so `ODM_RANDOM_SEED=<it>
-//! ODM_RANDOM_HISTORIES=1 cargo test --test save_random <shape test>`
+//! ODM_RANDOM_HISTORIES=1 cargo test --test races save_random::<shape test>`
 //! replays just it. `ODM_RANDOM_HISTORIES` is the total over all shapes
 //! (default 1000). Without `ODM_RANDOM_SEED` the seed is new each run,
 //! except under `CI`, which replays a fixed seed (`CI_SEED`).
@@ -37,8 +37,7 @@
 //! writes), `compare.rs` and `show.rs` (BSON equality and printing),
 //! `run.rs` (seed, workers, the failure report), `regressions.rs`.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 mod checks;
 mod compare;

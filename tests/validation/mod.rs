@@ -9,8 +9,7 @@
 //! sent, raw access) and `raw_idents.rs` (raw identifiers, flatten, boxes,
 //! embedded documents).
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 mod raw_idents;
 mod reports;
 mod rules;

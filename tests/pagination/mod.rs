@@ -10,8 +10,7 @@
 //! of every item) and `session_and_races.rs` (a session, concurrent
 //! inserts).
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 mod refusals;
 mod session_and_races;
 mod stream;

@@ -9,8 +9,7 @@
 //! `removed_documents.rs` (found by the random histories).
 
 mod assignments;
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 mod map_keys;
 mod missing_fields;
 mod removals;

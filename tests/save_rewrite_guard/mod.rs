@@ -9,8 +9,7 @@
 //! positional guard (issue 35: an in-place edit of an element requires the
 //! element as loaded) in `positional.rs`.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 mod field_order;
 mod positional;
 
