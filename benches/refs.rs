@@ -6,23 +6,37 @@
 //! the rule.
 //!
 //! `cargo bench --bench refs [-- FILTER...]` runs against the local
-//! SecantusDB server (or `MONGODB_URI`). Rows as in `benches/shapes.rs`
-//! (`SHAPE ROW NS` lines, filters, runs); quick mode (`ODM_BENCH_QUICK=1`)
-//! runs every row a few times with every check, on 100 refs to 10
-//! authors. Before timing, the
-//! `find_refs` rows check they read every target once, and the rule rows
-//! that their writes landed (and, for the ruled ones, marked the target).
-//! Each row's figure is the bench thread's CPU; the wall-clock column,
-//! server included, is what the rule rows are about (they add round
-//! trips), and the `COMPARE` lines give the wall-clock ratios.
+//! SecantusDB server (or `MONGODB_URI`). Quick mode (`ODM_BENCH_QUICK=1`)
+//! runs everything a few times with every check, on 100 refs to 10
+//! authors.
+//!
+//! `find_refs`, its lean form and the raw `$in` are alternated call by
+//! call (each first every third call), so load bursts from other
+//! processes fall on the three alike: `ODM_REFS_ROUNDS` (default 10)
+//! rounds of `ODM_REFS_OPS` (default 30) calls of each, after a warm-up
+//! of a tenth of that. Each call's wall time and this process's CPU time
+//! (`getrusage`: the server is another process) are summed per form; the
+//! `COMPARE` lines give the ratios of the sums (wall, then CPU) and the
+//! spread of the per-round wall ratios. Every call checks what it read.
+//!
+//! The `find_by_id` loop and the rule rows are rows as in
+//! `benches/shapes.rs` (`SHAPE ROW NS` lines, filters, runs; the figure
+//! is the bench thread's CPU, the wall-clock column is what the rule rows
+//! are about, since they add round trips). Before timing, the rule rows
+//! check that their writes landed (and, for the ruled ones, marked the
+//! target). A filter keeps the alternated rows when it matches
+//! `1000 alternated find_refs find_refs_lean raw_in`.
 
 mod common;
+#[path = "cpu/usage.rs"]
+mod usage;
 
 use std::collections::HashSet;
 use std::future::IntoFuture;
+use std::time::{Duration, Instant};
 
-use common::harness::{measure, median_wall, print, Plan};
-use common::Rng;
+use common::harness::{measure, median, median_wall, print, Plan};
+use common::{env_usize, Rng};
 use futures_util::TryStreamExt;
 use odm::prelude::*;
 use odm_testing::TestDb;
@@ -109,30 +123,16 @@ fn main() {
     let found = block(&rt, authors.find_refs(&refs)).unwrap();
     assert_eq!((found.len(), found.missing().count()), (distinct, 0));
     assert!(refs.iter().all(|r| found.get(r).is_some()));
-    let raw = authors.collection().clone_with_type::<Author>();
-    let raw_in = || {
-        let mut seen = HashSet::new();
-        let ids: Vec<ObjectId> = refs
-            .iter()
-            .filter_map(|r| r.id().as_object_id())
-            .filter(|id| seen.insert(*id))
-            .collect();
-        let cursor = block(&rt, raw.find(doc! { "_id": { "$in": ids } })).unwrap();
-        let found: Vec<Author> = rt.block_on(cursor.try_collect()).unwrap();
-        found
+    let forms = Forms {
+        rt: &rt,
+        authors: &authors,
+        raw: authors.collection().clone_with_type::<Author>(),
+        refs: &refs,
+        distinct,
     };
-    assert_eq!(raw_in().len(), distinct);
-    measure(&plan, &mut out, "1000", "find_refs", |_| {
-        let found = block(&rt, authors.find_refs(&refs)).unwrap();
-        assert_eq!(found.len(), distinct);
-    });
-    measure(&plan, &mut out, "1000", "find_refs_lean", |_| {
-        let found = block(&rt, authors.find_refs(&refs).lean()).unwrap();
-        assert_eq!(found.len(), distinct);
-    });
-    measure(&plan, &mut out, "1000", "raw_in", |_| {
-        assert_eq!(raw_in().len(), distinct);
-    });
+    let alternated = plan
+        .wants("1000 alternated find_refs find_refs_lean raw_in")
+        .then(|| alternate(&forms, plan.quick));
     measure(&plan, &mut out, "1000", "find_by_id_loop", |_| {
         for r in &refs {
             let author = block(&rt, authors.find_by_id(r.id().clone())).unwrap();
@@ -180,17 +180,23 @@ fn main() {
         };
         block(&rt, ruled_posts.create(post)).unwrap();
     });
-    let marks = block(
-        &rt,
-        ruled_users
-            .collection()
-            .find_one(doc! { "_id": ruled_author.id }),
-    )
-    .unwrap()
-    .unwrap()
-    .get_i64("__refs")
-    .unwrap();
-    assert!(marks >= 1, "the ruled inserts marked their author");
+    // Only when its row ran (a filter may leave it out).
+    let marks = plan.wants("rule insert_ruled").then(|| {
+        block(
+            &rt,
+            ruled_users
+                .collection()
+                .find_one(doc! { "_id": ruled_author.id }),
+        )
+        .unwrap()
+        .unwrap()
+        .get_i64("__refs")
+        .unwrap()
+    });
+    assert!(
+        marks.is_none_or(|n| n >= 1),
+        "the ruled inserts marked their author"
+    );
     measure(&plan, &mut out, "rule", "delete_plain", |_| {
         let mut user = block(
             &rt,
@@ -236,21 +242,13 @@ fn main() {
         }
     };
     println!();
-    compare(
-        "find_refs/raw_in",
-        ("1000", "find_refs"),
-        ("1000", "raw_in"),
-    );
-    compare(
-        "find_refs_lean/raw_in",
-        ("1000", "find_refs_lean"),
-        ("1000", "raw_in"),
-    );
-    compare(
-        "find_by_id_loop/find_refs",
-        ("1000", "find_by_id_loop"),
-        ("1000", "find_refs"),
-    );
+    if let Some(sums) = &alternated {
+        sums.print();
+        if let Some(looped) = wall("1000", "find_by_id_loop") {
+            let per_call = sums.wall[FIND_REFS].as_nanos() as f64 / sums.calls as f64;
+            println!("COMPARE find_by_id_loop/find_refs {:.2}", looped / per_call);
+        }
+    }
     compare(
         "insert_ruled/insert_plain",
         ("rule", "insert_ruled"),
@@ -266,4 +264,140 @@ fn main() {
         println!("COMPARE delete_ruled/delete_plain {:.2}", (r - c) / (p - c));
     }
     rt.block_on(t.finish());
+}
+
+/// The three forms of the same read of `refs`' targets, each checking
+/// what it read. Not inlined, so a profile names each (see
+/// BENCHMARKS.md).
+struct Forms<'a> {
+    rt: &'a Runtime,
+    authors: &'a Model<Author>,
+    raw: mongodb::Collection<Author>,
+    refs: &'a [Ref<Author>],
+    distinct: usize,
+}
+
+impl Forms<'_> {
+    #[inline(never)]
+    fn find_refs(&self) {
+        let found = block(self.rt, self.authors.find_refs(self.refs)).unwrap();
+        assert_eq!((found.len(), found.missing().count()), (self.distinct, 0));
+    }
+
+    #[inline(never)]
+    fn lean(&self) {
+        let found = block(self.rt, self.authors.find_refs(self.refs).lean()).unwrap();
+        assert_eq!((found.len(), found.missing().count()), (self.distinct, 0));
+    }
+
+    /// What a user writes with the driver: de-duplicate the ids, one
+    /// `find` of `{_id: {$in: ids}}`, decode into the same struct.
+    #[inline(never)]
+    fn raw_in(&self) {
+        let mut seen = HashSet::new();
+        let ids: Vec<ObjectId> = self
+            .refs
+            .iter()
+            .filter_map(|r| r.id().as_object_id())
+            .filter(|id| seen.insert(*id))
+            .collect();
+        let cursor = block(self.rt, self.raw.find(doc! { "_id": { "$in": ids } })).unwrap();
+        let found: Vec<Author> = self.rt.block_on(cursor.try_collect()).unwrap();
+        assert_eq!(found.len(), self.distinct);
+    }
+
+    fn call(&self, form: usize) {
+        match form {
+            FIND_REFS => self.find_refs(),
+            LEAN => self.lean(),
+            _ => self.raw_in(),
+        }
+    }
+}
+
+const FIND_REFS: usize = 0;
+const LEAN: usize = 1;
+const RAW_IN: usize = 2;
+const FORM_NAMES: [&str; 3] = ["find_refs", "find_refs_lean", "raw_in"];
+
+/// Wall and CPU time of each form, summed over its timed calls.
+struct Sums {
+    /// Untimed calls of each form first.
+    warm_up: usize,
+    calls: usize,
+    wall: [Duration; 3],
+    cpu: [Duration; 3],
+    /// Per round: `find_refs` / raw and lean / raw, by the wall clock.
+    round_ratios: Vec<[f64; 2]>,
+}
+
+/// Runs the three forms call by call, each first every third call.
+fn alternate(forms: &Forms, quick: bool) -> Sums {
+    let rounds = env_usize("ODM_REFS_ROUNDS", if quick { 1 } else { 10 });
+    let ops = env_usize("ODM_REFS_OPS", if quick { 3 } else { 30 });
+    let warm_up = (rounds * ops / 10).max(1);
+    for i in 0..warm_up {
+        (0..3).for_each(|k| forms.call((i + k) % 3));
+    }
+    let mut sums = Sums {
+        warm_up,
+        calls: rounds * ops,
+        wall: [Duration::ZERO; 3],
+        cpu: [Duration::ZERO; 3],
+        round_ratios: Vec::new(),
+    };
+    for _ in 0..rounds {
+        let mut wall = [Duration::ZERO; 3];
+        for i in 0..ops {
+            for k in 0..3 {
+                let form = (i + k) % 3;
+                let (cpu, start) = (usage::process_cpu(), Instant::now());
+                forms.call(form);
+                wall[form] += start.elapsed();
+                sums.cpu[form] += usage::process_cpu().saturating_sub(cpu);
+            }
+        }
+        let raw = wall[RAW_IN].as_secs_f64();
+        sums.round_ratios.push([
+            wall[FIND_REFS].as_secs_f64() / raw,
+            wall[LEAN].as_secs_f64() / raw,
+        ]);
+        (0..3).for_each(|f| sums.wall[f] += wall[f]);
+    }
+    sums
+}
+
+impl Sums {
+    /// `ALT FORM wall_us W cpu_us C` per form (per call), then the
+    /// ratios to the raw `$in`.
+    fn print(&self) {
+        let per_call = |d: Duration| d.as_secs_f64() * 1e6 / self.calls as f64;
+        println!(
+            "alternated: {} timed calls of each form ({} rounds), {} in all with the warm-up",
+            self.calls,
+            self.round_ratios.len(),
+            self.calls + self.warm_up,
+        );
+        for (f, name) in FORM_NAMES.iter().enumerate() {
+            println!(
+                "ALT {name} wall_us {:.0} cpu_us {:.0}",
+                per_call(self.wall[f]),
+                per_call(self.cpu[f])
+            );
+        }
+        for (f, slot) in [(FIND_REFS, 0), (LEAN, 1)] {
+            let ratio = |of: &[Duration; 3]| of[f].as_secs_f64() / of[RAW_IN].as_secs_f64();
+            let mut rounds: Vec<f64> = self.round_ratios.iter().map(|r| r[slot]).collect();
+            rounds.sort_by(f64::total_cmp);
+            println!(
+                "COMPARE {}/raw_in {:.2} cpu {:.2} (per-round wall {:.2}..{:.2}, median {:.2})",
+                FORM_NAMES[f],
+                ratio(&self.wall),
+                ratio(&self.cpu),
+                rounds[0],
+                rounds[rounds.len() - 1],
+                median(&rounds)
+            );
+        }
+    }
 }

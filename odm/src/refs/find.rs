@@ -1,19 +1,21 @@
 //! [`Model::find_refs`]: the targets of many references, loaded without
 //! one read per reference.
 
-use std::collections::{HashMap, HashSet};
-
+use indexmap::map::raw_entry_v1::{RawEntryApiV1, RawEntryMut};
+use indexmap::IndexMap;
+use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::{doc, Bson};
 use mongodb::options::FindOptions;
 use mongodb::ClientSession;
 
 use super::linked::Linked;
 use super::reference::Ref;
-use crate::error::Result;
+use crate::error::{from_driver, Result};
 use crate::model::doc::Doc;
+use crate::model::query::Find;
 use crate::model::read_options::read_options;
 use crate::model::Model;
-use crate::wire::session::{awaitable, BoxFuture};
+use crate::wire::session::awaitable;
 
 /// The most ids one `find` names.
 const MAX_IDS: usize = 50_000;
@@ -50,15 +52,16 @@ impl<T: Linked> Model<T> {
     /// # let _ = gone; Ok(()) }
     /// ```
     pub fn find_refs<'r>(&self, refs: impl IntoIterator<Item = &'r Ref<T>>) -> FindRefs<'_, T> {
-        let mut seen = HashSet::new();
-        let refs = refs
-            .into_iter()
-            .filter(|r| seen.insert(*r))
-            .cloned()
-            .collect();
+        // Each ref hashed once; only the first of equal refs is cloned.
+        let mut wanted = Wanted::new();
+        for r in refs {
+            if let RawEntryMut::Vacant(slot) = wanted.raw_entry_mut_v1().from_key(r) {
+                slot.insert(r.clone(), ());
+            }
+        }
         FindRefs {
             model: self,
-            refs,
+            refs: wanted,
             options: FindOptions::default(),
             session: None,
         }
@@ -72,7 +75,7 @@ impl<T: Linked> Model<T> {
 pub struct FindRefs<'a, T: Linked> {
     model: &'a Model<T>,
     /// The refs, de-duplicated, in the order first given.
-    refs: Vec<Ref<T>>,
+    refs: Wanted<T>,
     /// The driver's options (`read_options!` sets them).
     pub(crate) options: FindOptions,
     session: Option<&'a mut ClientSession>,
@@ -86,52 +89,69 @@ impl<'a, T: Linked> FindRefs<'a, T> {
         LeanRefs(self)
     }
 
-    /// Reads every chunk with `read` (a tracked or a lean `find`), and
-    /// files each value under its ref.
-    async fn run<D>(
-        mut self,
-        read: impl for<'b> Fn(
-            &'b Model<T>,
-            Vec<Bson>,
-            FindOptions,
-            Option<&'b mut ClientSession>,
-        ) -> BoxFuture<'b, Result<Vec<D>>>,
-        id_of: impl Fn(&D) -> Ref<T>,
-    ) -> Result<Refs<T, D>> {
-        let mut refs = Refs::new(std::mem::take(&mut self.refs));
-        for chunk in chunks(&refs.refs, MAX_IDS, MAX_ID_BYTES) {
+    /// Reads every chunk with one `find` (sent and logged as
+    /// [`Model::find`] sends it), loads each document with `load` (the
+    /// tracked or the lean load of `find`) and files it under its ref.
+    async fn run<D>(self, load: Load<T, D>) -> Result<Refs<T, D>> {
+        let FindRefs {
+            model,
+            refs,
+            mut options,
+            mut session,
+        } = self;
+        let mut refs = Refs::new(refs);
+        let chunks = chunks(refs.refs.keys(), MAX_IDS, MAX_ID_BYTES);
+        let last = chunks.len().saturating_sub(1);
+        for (n, chunk) in chunks.into_iter().enumerate() {
+            let mut options = match n == last {
+                true => std::mem::take(&mut options),
+                false => options.clone(),
+            };
             // One batch holds every target: with one slot more than
             // there are ids, the server closes the cursor with it (no
             // `getMore`).
-            let mut options = self.options.clone();
             let all = (chunk.len() + 1).min(u32::MAX as usize) as u32;
             options.batch_size.get_or_insert(all);
-            let session = self.session.as_deref_mut();
-            for value in read(self.model, chunk, options, session).await? {
-                refs.file(id_of(&value), value);
+            let find = Find {
+                model,
+                filter: doc! { "_id": { "$in": chunk } },
+                options,
+                session: session.as_deref_mut(),
+            };
+            // The documents as the cursor gives them, each loaded and
+            // filed at once (no stream or list between); the first error
+            // ends the read, as it ends a `find`.
+            let mut source = find.open().await?;
+            while let Some(raw) = source.next().await {
+                let raw = raw.map_err(|e| from_driver(e, model.name()))?;
+                let (id, value) = load(model, raw)?;
+                refs.file(&id, value);
             }
         }
         Ok(refs)
     }
 }
 
+/// The refs asked for, de-duplicated, in the order first given.
+type Wanted<T> = IndexMap<Ref<T>, ()>;
+
+/// How a read loads one stored document (the tracked or the lean load of
+/// `find`), with the ref it answers.
+type Load<T, D> = fn(&Model<T>, RawDocumentBuf) -> Result<(Ref<T>, D)>;
+
 awaitable! {
     impl['a, T: Linked] FindRefs<'a, T> => Result<Refs<T>>;
     /// Reads inside `session` (and its transaction, if one is open).
     session;
-    into_future(self) self.run(
-        |model, ids, options, session| {
-            let find = model.find(doc! { "_id": { "$in": ids } }).with_options(options);
-            match session {
-                Some(s) => Box::pin(find.session(s).into_future()),
-                None => Box::pin(find.into_future()),
-            }
-        },
-        |doc: &Doc<T>| match doc.stored_id() {
+    into_future(self) self.run(|model, raw| {
+        // The tracked load of `find`.
+        let doc = model.track(raw)?;
+        let id = match doc.stored_id() {
             Some(id) => Ref::from_bson(id.clone()),
-            None => Ref::from(doc),
-        },
-    )
+            None => Ref::from(&doc),
+        };
+        Ok((id, doc))
+    })
 }
 
 /// A pending [`FindRefs::lean`].
@@ -148,56 +168,45 @@ impl<'a, T: Linked> LeanRefs<'a, T> {
 
 awaitable! {
     impl['a, T: Linked] LeanRefs<'a, T> => Result<Refs<T, T>>;
-    into_future(self) self.0.run(
-        |model, ids, options, session| {
-            let find = model.find(doc! { "_id": { "$in": ids } }).with_options(options);
-            match session {
-                Some(s) => Box::pin(find.session(s).lean().into_future()),
-                None => Box::pin(find.lean().into_future()),
-            }
-        },
-        |value: &T| Ref::from(value),
-    )
+    into_future(self) self.0.run(|model, raw| {
+        // The lean load of `find` (odm's keys hidden, an older schema
+        // version upgraded); `find_refs` sets no projection.
+        let value: T = crate::typed::lean_decode::<T, T>(&raw, model.name(), None)?;
+        Ok((Ref::from(&value), value))
+    })
 }
 
 /// The documents a [`Model::find_refs`] found, by ref: `Doc<T>`s
 /// (tracked), or plain `T`s after [`lean`](FindRefs::lean).
 pub struct Refs<T, D = Doc<T>> {
-    /// The refs asked for, de-duplicated, in the order first given.
-    refs: Vec<Ref<T>>,
+    /// The refs asked for, de-duplicated, in the order first given: the
+    /// index of each is its slot in `found`.
+    refs: Wanted<T>,
     /// What was found for each ref.
     found: Vec<Option<D>>,
-    /// Where each ref is in `refs`.
-    at: HashMap<Ref<T>, usize>,
 }
 
 impl<T, D> Refs<T, D> {
-    fn new(refs: Vec<Ref<T>>) -> Self {
-        let at = refs
-            .iter()
-            .cloned()
-            .enumerate()
-            .map(|(i, r)| (r, i))
-            .collect();
-        let found = refs.iter().map(|_| None).collect();
-        Refs { refs, found, at }
+    fn new(refs: Wanted<T>) -> Self {
+        let found = std::iter::repeat_with(|| None).take(refs.len()).collect();
+        Refs { refs, found }
     }
 
     /// Files `value` under the ref `id` (a target of no ref is dropped).
-    fn file(&mut self, id: Ref<T>, value: D) {
-        if let Some(&i) = self.at.get(&id) {
+    fn file(&mut self, id: &Ref<T>, value: D) {
+        if let Some(i) = self.refs.get_index_of(id) {
             self.found[i] = Some(value);
         }
     }
 
     /// The target of `r`; `None` when it was not asked for or is gone.
     pub fn get(&self, r: &Ref<T>) -> Option<&D> {
-        self.found[*self.at.get(r)?].as_ref()
+        self.found[self.refs.get_index_of(r)?].as_ref()
     }
 
     /// The target of `r`, to change (and save).
     pub fn get_mut(&mut self, r: &Ref<T>) -> Option<&mut D> {
-        let i = *self.at.get(r)?;
+        let i = self.refs.get_index_of(r)?;
         self.found[i].as_mut()
     }
 
@@ -205,7 +214,7 @@ impl<T, D> Refs<T, D> {
     /// once, in the order first given.
     pub fn missing(&self) -> impl Iterator<Item = &Ref<T>> + '_ {
         self.refs
-            .iter()
+            .keys()
             .zip(&self.found)
             .filter(|(_, found)| found.is_none())
             .map(|(r, _)| r)
@@ -224,7 +233,7 @@ impl<T, D> Refs<T, D> {
     /// Each ref with its target, in the order first given.
     pub fn iter(&self) -> impl Iterator<Item = (&Ref<T>, &D)> + '_ {
         self.refs
-            .iter()
+            .keys()
             .zip(&self.found)
             .filter_map(|(r, found)| Some((r, found.as_ref()?)))
     }
@@ -238,14 +247,18 @@ impl<T, D> Refs<T, D> {
 impl<T, D: std::fmt::Debug> std::fmt::Debug for Refs<T, D> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_map()
-            .entries(self.refs.iter().zip(&self.found))
+            .entries(self.refs.keys().zip(&self.found))
             .finish()
     }
 }
 
 /// The ids of `refs` in chunks, each one `find`: at most `max_ids` ids
 /// and `max_bytes` of them (a chunk holds one id at least).
-fn chunks<T>(refs: &[Ref<T>], max_ids: usize, max_bytes: usize) -> Vec<Vec<Bson>> {
+fn chunks<'r, T: 'r>(
+    refs: impl IntoIterator<Item = &'r Ref<T>>,
+    max_ids: usize,
+    max_bytes: usize,
+) -> Vec<Vec<Bson>> {
     let mut chunks = Vec::new();
     let mut chunk: Vec<Bson> = Vec::new();
     let mut bytes = 0;
@@ -287,10 +300,11 @@ mod tests {
     fn refs_file_their_targets_and_tell_the_missing_ones() {
         let (a, b, c) = (ObjectId::new(), ObjectId::new(), ObjectId::new());
         let r = |id| Ref::<Any>::from_bson(Bson::ObjectId(id));
-        let mut refs: Refs<Any, &str> = Refs::new(vec![r(a), r(b), r(c)]);
-        refs.file(r(c), "c");
-        refs.file(r(a), "a");
-        refs.file(r(ObjectId::new()), "stray");
+        let wanted = [r(a), r(b), r(c)].into_iter().map(|r| (r, ())).collect();
+        let mut refs: Refs<Any, &str> = Refs::new(wanted);
+        refs.file(&r(c), "c");
+        refs.file(&r(a), "a");
+        refs.file(&r(ObjectId::new()), "stray");
         assert_eq!(refs.len(), 2);
         assert_eq!(refs.get(&r(a)), Some(&"a"));
         assert_eq!(refs.get(&r(b)), None);
@@ -314,8 +328,9 @@ mod tests {
 
     #[test]
     fn an_int32_id_files_under_its_int64_ref() {
-        let mut refs: Refs<Any, i32> = Refs::new(vec![Ref::from_bson(Bson::Int64(5))]);
-        refs.file(Ref::from_bson(Bson::Int32(5)), 1);
+        let wanted = [(Ref::from_bson(Bson::Int64(5)), ())].into_iter().collect();
+        let mut refs: Refs<Any, i32> = Refs::new(wanted);
+        refs.file(&Ref::from_bson(Bson::Int32(5)), 1);
         assert_eq!(refs.get(&Ref::from_bson(Bson::Int64(5))), Some(&1));
     }
 }

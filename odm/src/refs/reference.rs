@@ -203,15 +203,34 @@ impl<T> fmt::Debug for Ref<T> {
 
 impl<T> PartialEq for Ref<T> {
     fn eq(&self, other: &Self) -> bool {
-        Canon::of(&self.id) == Canon::of(&other.id)
+        match (&self.id, &other.id) {
+            // The common case first, without the canonical forms.
+            (Bson::ObjectId(a), Bson::ObjectId(b)) => a == b,
+            (a, b) => Canon::of(a) == Canon::of(b),
+        }
     }
 }
 
 impl<T> Eq for Ref<T> {}
 
+/// One write to the hasher per id (its canonical form's bytes, without
+/// the variant's tag): [`Model::find_refs`](crate::Model::find_refs)
+/// hashes every ref it is given. Equal refs have equal canonical forms,
+/// so equal hashes; different forms writing the same bytes only collide.
 impl<T> Hash for Ref<T> {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        Canon::of(&self.id).hash(state);
+        match &self.id {
+            // The common case, without the canonical form.
+            Bson::ObjectId(oid) => state.write(&oid.bytes()),
+            other => match Canon::of(other) {
+                Canon::ObjectId(bytes) => state.write(&bytes),
+                Canon::Number(n) => state.write_i64(n),
+                Canon::Double(bits) => state.write_u64(bits),
+                Canon::Text(text) => state.write(text.as_bytes()),
+                Canon::Null => state.write_u8(0),
+                Canon::Other(bytes) => state.write(&bytes),
+            },
+        }
     }
 }
 
@@ -281,7 +300,7 @@ fn wrong_type(stored: &Bson, expected: &str) -> String {
 /// An id as MongoDB compares `_id`s: numbers by value whatever their
 /// width, strings and ObjectIds as they are, anything else by its BSON
 /// bytes.
-#[derive(PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq)]
 enum Canon<'a> {
     Number(i64),
     Double(u64),
@@ -348,6 +367,31 @@ mod tests {
             .into_iter()
             .collect();
         assert_eq!(set.len(), 2);
+    }
+
+    #[test]
+    fn equal_refs_hash_alike() {
+        use std::hash::BuildHasher;
+        let state = std::collections::hash_map::RandomState::new();
+        let oid = ObjectId::new();
+        let compound = Bson::Document(doc! { "a": 1, "b": [2, "x"] });
+        let equal = [
+            (Bson::ObjectId(oid), Bson::ObjectId(oid)),
+            (Bson::Int32(5), Bson::Int64(5)),
+            (Bson::Int64(5), Bson::Double(5.0)),
+            (Bson::Double(5.5), Bson::Double(5.5)),
+            (Bson::String("a".into()), Bson::String("a".into())),
+            (Bson::Null, Bson::Null),
+            (compound.clone(), compound),
+        ];
+        for (a, b) in equal {
+            assert_eq!(r(a.clone()), r(b.clone()));
+            assert_eq!(
+                state.hash_one(r(a.clone())),
+                state.hash_one(r(b.clone())),
+                "{a:?} and {b:?}"
+            );
+        }
     }
 
     #[test]
