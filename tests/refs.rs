@@ -1,8 +1,11 @@
 //! `Ref<T>`: how it is stored and loaded, in typed filters, tracked and
 //! saved like any scalar; `find_refs` (one `find` for many refs, counted
-//! by a command monitor) and the typed `$lookup`.
+//! by a command monitor; one per chunk past the chunk's limit; targets at
+//! an older schema version upgraded as `find` upgrades them) and the typed
+//! `$lookup`.
 
 use crate::common;
+use crate::schema_support;
 
 use common::Monitored;
 use mongodb::bson::{Bson, Document as BsonDocument};
@@ -480,6 +483,179 @@ async fn find_refs_takes_lean_sessions_and_read_options() {
     drop(s);
     let outside = users.find_refs([&Ref::from(&bob)]).await.unwrap();
     assert_eq!(outside.missing().count(), 1);
+    m.finish().await;
+}
+
+/// Targets stored at an older schema version load through `find`'s own
+/// load: upgraded in memory, tracked with the version they came from, and
+/// a save writes the upgrade exactly as the save of a `find` does; the
+/// lean form gives the upgraded values and writes nothing.
+#[tokio::test]
+async fn find_refs_upgrades_targets_at_an_older_schema_version() {
+    use schema_support::{stored_at, Name, User as Versioned};
+    let m = Monitored::new("find_refs_schema").await;
+    let users = Versioned::model(m.db());
+    // Targets at versions 0, 1 and 2 (the model's), and a twin of the
+    // version 0 one (same fields, another id) for `find` + save.
+    let ids: Vec<ObjectId> = (0..4).map(|_| ObjectId::new()).collect();
+    let twin = ids[3];
+    let written: Vec<BsonDocument> = [(0, 0), (1, 1), (2, 2), (0, 3)]
+        .into_iter()
+        .map(|(version, at)| stored_at(version, ids[at], 0))
+        .collect();
+    users.collection().insert_many(&written).await.unwrap();
+    let upgraded = |id: ObjectId| Versioned {
+        id,
+        email: "u0@x.io".into(),
+        name: Name {
+            first: "First0".into(),
+            last: "Last0".into(),
+        },
+        visits: 0,
+    };
+    let refs: Vec<Ref<Versioned>> = ids[..3].iter().map(|id| Ref::new(*id)).collect();
+    m.monitor.clear();
+
+    // Lean: the upgraded values, and nothing written.
+    let lean = users.find_refs(&refs).lean().await.unwrap();
+    assert_eq!(lean.len(), 3);
+    for (r, id) in refs.iter().zip(&ids) {
+        assert_eq!(lean.get(r), Some(&upgraded(*id)));
+    }
+    // Tracked: the upgraded values, each telling the version it was
+    // stored at; still nothing written.
+    let mut found = users.find_refs(&refs).await.unwrap();
+    assert_eq!(found.len(), 3);
+    for (at, (r, id)) in refs.iter().zip(&ids).enumerate() {
+        let doc = found.get(r).unwrap();
+        assert_eq!(**doc, upgraded(*id));
+        assert_eq!(doc.migrated_from(), (at < 2).then_some(at as u32), "{at}");
+        assert_eq!(doc.schema_version(), Some(at as i64));
+        assert_eq!(doc.version(), Some(0));
+    }
+    assert_eq!(m.monitor.named("find").len(), 2);
+    assert!(m.monitor.writes().is_empty(), "{:?}", m.monitor.writes());
+    for (at, id) in ids.iter().enumerate() {
+        assert_eq!(raw(&users, *id).await, written[at], "{at}: loading wrote");
+    }
+
+    // The save of a version 0 target writes the upgrade: the same update
+    // (but for the `_id`) and the same stored document as the save of its
+    // twin loaded with `find`.
+    let sent = |m: &Monitored| {
+        let updates = m.monitor.named("update");
+        assert_eq!(updates.len(), 1, "{:?}", m.monitor.all());
+        let sent = &updates[0].command.get_array("updates").unwrap()[0];
+        let mut sent = sent.as_document().unwrap().clone();
+        sent.get_document_mut("q").unwrap().remove("_id");
+        sent
+    };
+    let without_id = |mut stored: BsonDocument| {
+        stored.remove("_id");
+        stored
+    };
+    let old = found.get_mut(&refs[0]).unwrap();
+    m.monitor.clear();
+    old.save().await.unwrap();
+    let by_refs = sent(&m);
+    assert_eq!(
+        by_refs.get_document("u").unwrap(),
+        &doc! {
+            "$set": { "email": "u0@x.io", "name": { "first": "First0", "last": "Last0" }, "__sv": 2 },
+            "$unset": { "mail": "", "full_name": "" },
+            "$inc": { "__v": 1 },
+        }
+    );
+    assert_eq!(
+        (old.migrated_from(), old.schema_version(), old.version()),
+        (None, Some(2), Some(1))
+    );
+    let stored = raw(&users, ids[0]).await;
+    assert_eq!(
+        stored,
+        doc! {
+            "_id": ids[0], "visits": 0_i64, "__v": 1, "__sv": 2,
+            "email": "u0@x.io", "name": { "first": "First0", "last": "Last0" },
+        }
+    );
+    let mut by_find = users.find_by_id(twin).await.unwrap().unwrap();
+    assert_eq!(by_find.migrated_from(), Some(0));
+    m.monitor.clear();
+    by_find.save().await.unwrap();
+    assert_eq!(by_refs, sent(&m));
+    assert_eq!(without_id(stored), without_id(raw(&users, twin).await));
+    m.finish().await;
+}
+
+/// More distinct refs than one `find` names (50,000 ids, `MAX_IDS` in
+/// odm/src/refs/find.rs): one `find` per chunk, each distinct id asked
+/// once whatever the duplicates, every target found wherever its chunk,
+/// every other ref missing once.
+#[tokio::test]
+async fn find_refs_past_one_chunk_sends_one_find_per_chunk() {
+    const CHUNK: usize = 50_000;
+    let m = Monitored::new("find_refs_chunks").await;
+    let users = User::model(m.db());
+    // Distinct refs in the order given: one chunk and one id more. Five
+    // exist, at both ends of each chunk and inside the first.
+    let distinct: Vec<Ref<User>> = (0..CHUNK + 1).map(|_| Ref::new(ObjectId::new())).collect();
+    let existing = [0, 1_234, CHUNK - 1, CHUNK];
+    let people: Vec<User> = existing
+        .iter()
+        .map(|&at| User {
+            id: distinct[at].id().as_object_id().unwrap(),
+            name: format!("user {at}"),
+        })
+        .collect();
+    users.insert_many(people.clone()).await.unwrap();
+    // Duplicates, of found and of missing refs, inside one chunk and
+    // across the two.
+    let mut given = distinct.clone();
+    given.insert(10, distinct[0].clone());
+    given.insert(20, distinct[7].clone());
+    given.extend([
+        distinct[CHUNK].clone(),
+        distinct[CHUNK - 1].clone(),
+        distinct[1_234].clone(),
+        distinct[3].clone(),
+    ]);
+
+    m.monitor.clear();
+    let found = users.find_refs(&given).await.unwrap();
+    let finds = m.monitor.named("find");
+    let asked: Vec<Vec<Bson>> = finds
+        .iter()
+        .map(|f| {
+            let filter = f.command.get_document("filter").unwrap();
+            filter
+                .get_document("_id")
+                .unwrap()
+                .get_array("$in")
+                .unwrap()
+                .clone()
+        })
+        .collect();
+    assert_eq!(
+        asked.iter().map(Vec::len).collect::<Vec<_>>(),
+        [CHUNK, 1],
+        "one find per chunk"
+    );
+    assert!(m.monitor.named("getMore").is_empty());
+    // Each distinct id asked once, in the order first given.
+    let ids: Vec<&Bson> = distinct.iter().map(Ref::id).collect();
+    assert_eq!(asked.iter().flatten().collect::<Vec<_>>(), ids);
+
+    assert_eq!(found.len(), existing.len());
+    for (at, person) in existing.iter().zip(&people) {
+        assert_eq!(**found.get(&distinct[*at]).expect("found"), *person);
+    }
+    let missing: Vec<&Ref<User>> = distinct
+        .iter()
+        .enumerate()
+        .filter(|(at, _)| !existing.contains(at))
+        .map(|(_, r)| r)
+        .collect();
+    assert_eq!(found.missing().collect::<Vec<_>>(), missing);
     m.finish().await;
 }
 
