@@ -186,6 +186,9 @@ fn check_enum_attrs(cx: &Ctxt, model: &EnumModel) {
              `#[odm(index)]`",
         ));
     }
+    if let Some((span, _)) = &attrs.referenced_by {
+        cx.syn_error(syn::Error::new(*span, REFS_ON_ENUMS));
+    }
     super::check_versioning_off(cx, &model.base);
     super::schema::check(cx, &model.base);
     for (_, cont) in model.struct_variants() {
@@ -273,10 +276,23 @@ fn check_struct_variant(cx: &Ctxt, model: &EnumModel, variant: &Variant, cont: &
     if let Some(key) = model.base.version_key() {
         super::check_no_field_stored_as(cx, cont, &key);
     }
+    for field in &cont.fields {
+        if let Some((span, _)) = &field.attrs.reference {
+            cx.syn_error(syn::Error::new(*span, REFS_ON_ENUMS));
+        }
+    }
     super::index::check(cx, cont);
     super::validate::check(cx, cont);
     check_timestamps(cx, model, cont);
 }
+
+/// Referential rules hold between struct models only: a rule on an enum
+/// model's field, or an enum model as a rule's target, would otherwise be
+/// accepted and never enforced.
+const REFS_ON_ENUMS: &str = "referential rules (`reference(on_delete = ..)` on a field, \
+     `referenced_by(..)` on the target) are not supported on enum models: a `Ref` field of a \
+     kind is stored and loaded, but deleting its target is not checked; declare the rule \
+     between struct models";
 
 /// `timestamps` on the enum: every struct variant holds both fields (a
 /// newtype variant's type is written through serde, see
