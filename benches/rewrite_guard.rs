@@ -26,14 +26,31 @@
 //! `update_one` sent by the driver with and without the guard term (the
 //! server's share).
 //!
-//! `cargo bench --bench rewrite_guard` (starts the local server;
-//! `ODM_GUARD_OPS`, default 200, ops per end-to-end row, a tenth for L and
-//! 20k). Prints one `GUARD SHAPE ROW VALUE` line per figure. The quick mode
-//! (`ODM_BENCH_QUICK=1`) prints the positional guard's bytes and checks its
-//! filter, without a server.
+//! The end-to-end sides of a row alternate call by call (each side first
+//! in turn), each on a document of its own in a collection holding only
+//! that row's documents, so load bursts from other processes fall on every
+//! side alike: `ODM_GUARD_ROUNDS` (default 5) rounds, after a warm-up of a
+//! tenth of the calls. Each call's wall time and this process's CPU time
+//! (`getrusage`: the server is another process) are summed per side; the
+//! `COMPARE` lines give the ratios of the sums (wall, then CPU) and the
+//! spread of the per-round wall ratios.
+//!
+//! `cargo bench --bench rewrite_guard [-- WORD...]` (starts the local
+//! server; `ODM_GUARD_OPS`, default 200, calls per side of an end-to-end
+//! row, a tenth for L, 20k and `L_all`). Words pick rows: `GUARD` or
+//! `POSITION` (the section), and shapes (`M L 20k L_all`); with none, every
+//! row. Prints one `GUARD SHAPE ROW VALUE` or `POSITION SHAPE ROW VALUE`
+//! line per figure. The quick mode (`ODM_BENCH_QUICK=1`) prints the
+//! positional guard's bytes and checks its filter, without a server.
+
+#[path = "rewrite_guard/alternate.rs"]
+mod alternate;
+#[path = "cpu/usage.rs"]
+mod usage;
 
 use std::time::{Duration, Instant};
 
+use alternate::{alternate, Change, Side};
 use odm::__private::position_guard_terms;
 use odm::bson::raw::RawDocumentBuf;
 use odm::bson::{doc, Bson, Document as BsonDocument};
@@ -126,7 +143,7 @@ fn rewrite(p: &mut Post, field: &str) {
     }
 }
 
-async fn shape(t: &TestDb, name: &str, value: Post, field: &str, ops: usize) {
+async fn shape(t: &TestDb, name: &str, value: Post, field: &'static str, ops: usize) {
     let model = Post::model(&t.db);
     let raw = stored_form(&value);
     // Bytes.
@@ -151,34 +168,20 @@ async fn shape(t: &TestDb, name: &str, value: Post, field: &str, ops: usize) {
     });
     println!("GUARD {name} changes_ns {changes}");
     println!("GUARD {name} guard_part_ns {guard_part}");
-    // End to end.
-    let id = value.id;
-    let mut doc = stored_copy(&model, &raw, id).await;
-    let save_ns = timed_saves(&mut doc, ops, |p, _| rewrite(p, field)).await;
-    let first = doc.version().unwrap();
-    let (mut a, mut b) = (doc.comments.clone(), doc.tags.clone());
-    let start = Instant::now();
-    for version in first..first + ops as i64 {
-        let arr = if field == "comments" {
-            a.reverse();
-            odm::bson::to_bson(&a).unwrap()
-        } else {
-            b.reverse();
-            odm::bson::to_bson(&b).unwrap()
-        };
-        let done = model
-            .collection()
-            .update_one(
-                doc! { "_id": id, "__v": version },
-                doc! { "$set": { field: arr }, "$inc": { "__v": 1 } },
-            )
-            .await
-            .unwrap();
-        assert_eq!(done.matched_count, 1);
-    }
-    let bare_ns = start.elapsed().as_nanos() / ops as u128;
-    println!("GUARD {name} save_rewrite_ns {save_ns}");
-    println!("GUARD {name} update_one_unguarded_ns {bare_ns}");
+    // End to end: `save()` of the rewrite, alternated with the same
+    // rewrite sent by the driver without the guard term.
+    let [save, bare] = copies(&model, &value).await;
+    let mut sides = [
+        Side::Save(save),
+        Side::Bare {
+            value: (*bare).clone(),
+            version: bare.version().unwrap(),
+        },
+    ];
+    let sums = alternate(&mut sides, &Change::Rewrite(field), ops).await;
+    let rows = ["save_rewrite", "update_one_unguarded"];
+    sums.print("GUARD", name, &rows);
+    sums.compare("GUARD", name, &rows, (0, 1));
 }
 
 /// One in-place edit: element `at` of `field` (a comment's text, or a tag),
@@ -208,29 +211,26 @@ fn stored_form(value: &Post) -> RawDocumentBuf {
     RawDocumentBuf::from_document(&d).unwrap()
 }
 
-/// `raw` inserted, and loaded back as a tracked copy.
-async fn stored_copy(model: &Model<Post>, raw: &RawDocumentBuf, id: ObjectId) -> Doc<Post> {
-    model
-        .collection()
-        .insert_one(raw.to_document().unwrap())
-        .await
-        .unwrap();
-    model.find_by_id(id).await.unwrap().unwrap()
-}
-
-/// `ops` saves of `doc`, each after `change` (given the save's number):
-/// nanoseconds per save.
-async fn timed_saves(
-    doc: &mut Doc<Post>,
-    ops: usize,
-    mut change: impl FnMut(&mut Post, usize),
-) -> u128 {
-    let start = Instant::now();
-    for n in 0..ops {
-        change(doc, n);
-        doc.save().await.unwrap();
+/// `N` copies of `value` stored under ids of their own in `model`'s
+/// collection (emptied first: it holds only this row's documents), each
+/// loaded back as a tracked copy.
+async fn copies<const N: usize>(model: &Model<Post>, value: &Post) -> [Doc<Post>; N] {
+    model.collection().delete_many(doc! {}).await.unwrap();
+    let mut out = Vec::new();
+    for _ in 0..N {
+        let copy = Post {
+            id: ObjectId::new(),
+            ..value.clone()
+        };
+        let raw = stored_form(&copy);
+        model
+            .collection()
+            .insert_one(raw.to_document().unwrap())
+            .await
+            .unwrap();
+        out.push(model.find_by_id(copy.id).await.unwrap().unwrap());
     }
-    start.elapsed().as_nanos() / ops as u128
+    out.try_into().ok().unwrap()
 }
 
 /// The positional guard's rows for an edit of the elements `at` of `field`.
@@ -238,7 +238,7 @@ async fn position(
     model: &Model<Post>,
     name: &str,
     value: Post,
-    field: &str,
+    field: &'static str,
     at: &[usize],
     ops: usize,
 ) {
@@ -286,44 +286,64 @@ async fn position(
     println!("POSITION {name} changes_ns {changes}");
     println!("POSITION {name} changes_unguarded_ns {unguarded}");
     println!("POSITION {name} guard_part_ns {part}");
-    // End to end.
-    let id = value.id;
-    let mut doc = stored_copy(model, &raw, id).await;
-    let save_ns = timed_saves(&mut doc, ops, |p, n| edit(p, field, at, n + 1)).await;
-    let guarded = timed_updates(model, &mut doc, field, at, ops, ops + 1, true).await;
-    let bare = timed_updates(model, &mut doc, field, at, ops, 2 * ops + 1, false).await;
-    println!("POSITION {name} save_edit_ns {save_ns}");
-    println!("POSITION {name} update_one_guarded_ns {guarded}");
-    println!("POSITION {name} update_one_unguarded_ns {bare}");
+    // End to end: `save()` of the edit, and the `update_one` it sends
+    // sent by the driver with the guard term and without it, alternated.
+    let [save, guarded, unguarded] = copies(model, &value).await;
+    let mut sides = [
+        Side::Save(save),
+        Side::Update(guarded, true),
+        Side::Update(unguarded, false),
+    ];
+    let change = Change::Edit(field, at.to_vec());
+    let sums = alternate(&mut sides, &change, ops).await;
+    let rows = ["save_edit", "update_one_guarded", "update_one_unguarded"];
+    sums.print("POSITION", name, &rows);
+    sums.compare("POSITION", name, &rows, (1, 2));
+    sums.compare("POSITION", name, &rows, (0, 1));
 }
 
-/// `ops` in-place edits of `doc` (values `first`, `first + 1`, ..) sent by
-/// the driver as `changes()` builds them, the guard term taken out unless
-/// `guarded`: nanoseconds per update. Only the update is timed; a reload
-/// after each keeps the copy's loaded element what is stored.
-async fn timed_updates(
-    model: &Model<Post>,
-    doc: &mut Doc<Post>,
-    field: &str,
-    at: &[usize],
-    ops: usize,
-    first: usize,
-    guarded: bool,
-) -> u128 {
-    let mut total = Duration::ZERO;
-    for n in 0..ops {
-        edit(doc, field, at, first + n);
-        let (mut filter, update) = doc.changes().unwrap();
-        if !guarded {
-            filter.remove("$expr");
+/// The positive integer in the environment variable `name`, else
+/// `default`.
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+        .max(1)
+}
+
+/// The rows the command line's words pick: a section (`GUARD`,
+/// `POSITION`) and shapes; none of a kind picks every one of that kind.
+struct Words(Vec<String>);
+
+impl Words {
+    const SECTIONS: [&str; 2] = ["GUARD", "POSITION"];
+    const SHAPES: [&str; 5] = ["S", "M", "L", "20k", "L_all"];
+
+    fn from_args() -> Words {
+        // cargo bench passes `--bench`; other flags are ignored too.
+        let words: Vec<String> = std::env::args()
+            .skip(1)
+            .filter(|a| !a.starts_with('-'))
+            .collect();
+        for w in &words {
+            assert!(
+                Self::SECTIONS.contains(&w.as_str()) || Self::SHAPES.contains(&w.as_str()),
+                "unknown word {w:?}: sections {:?}, shapes {:?}",
+                Self::SECTIONS,
+                Self::SHAPES
+            );
         }
-        let start = Instant::now();
-        let done = model.collection().update_one(filter, update).await.unwrap();
-        total += start.elapsed();
-        assert_eq!(done.matched_count, 1);
-        doc.reload().await.unwrap();
+        Words(words)
     }
-    total.as_nanos() / ops as u128
+
+    fn wants(&self, section: &str, shape: &str) -> bool {
+        let picks = |of: &[&str], this: &str| {
+            let named: Vec<&String> = self.0.iter().filter(|w| of.contains(&w.as_str())).collect();
+            named.is_empty() || named.iter().any(|w| *w == this)
+        };
+        picks(&Self::SECTIONS, section) && picks(&Self::SHAPES, shape)
+    }
 }
 
 /// The database of `model`, unless this is the quick mode (no server).
@@ -334,36 +354,63 @@ fn model_db(model: &Model<Post>) -> Option<mongodb::Database> {
     Some(model.database())
 }
 
-#[tokio::main]
+// One thread: the driver's tasks run on the bench thread, so the process's
+// CPU time around a call is that call's.
+#[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let ops: usize = std::env::var("ODM_GUARD_OPS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(200);
+    let ops = env_usize("ODM_GUARD_OPS", 200);
     let few = (ops / 10).max(5);
+    let words = Words::from_args();
+    let (m, l, k20) = (
+        || post(50, 20, 18),
+        || post(2_000, 20, 18),
+        || post(0, 20_000, 16),
+    );
     if std::env::var_os("ODM_BENCH_QUICK").is_some() {
         // No server: the positional guard's bytes and filter checks.
         let client = mongodb::Client::with_uri_str("mongodb://127.0.0.1:9/")
             .await
             .unwrap();
         let model = Post::model(&client.database("quick"));
-        position(&model, "M", post(50, 20, 18), "comments", &[25], 0).await;
-        position(&model, "20k", post(0, 20_000, 16), "tags", &[19_999], 0).await;
+        if words.wants("POSITION", "M") {
+            position(&model, "M", m(), "comments", &[25], 0).await;
+        }
+        if words.wants("POSITION", "20k") {
+            position(&model, "20k", k20(), "tags", &[19_999], 0).await;
+        }
         return;
     }
     let t = TestDb::new().await;
-    println!("GUARD S none (no array: a save of S never carries the guard)");
-    shape(&t, "M", post(50, 20, 18), "comments", ops).await;
-    shape(&t, "L", post(2_000, 20, 18), "comments", few).await;
-    shape(&t, "20k", post(0, 20_000, 16), "tags", few).await;
+    if words.wants("GUARD", "S") {
+        println!("GUARD S none (no array: a save of S never carries the guard)");
+    }
+    if words.wants("GUARD", "M") {
+        shape(&t, "M", m(), "comments", ops).await;
+    }
+    if words.wants("GUARD", "L") {
+        shape(&t, "L", l(), "comments", few).await;
+    }
+    if words.wants("GUARD", "20k") {
+        shape(&t, "20k", k20(), "tags", few).await;
+    }
     let model = Post::model(&t.db);
-    println!("POSITION S none (no array: a save of S never carries the guard)");
-    position(&model, "M", post(50, 20, 18), "comments", &[25], ops).await;
-    position(&model, "L", post(2_000, 20, 18), "comments", &[1_999], few).await;
-    position(&model, "20k", post(0, 20_000, 16), "tags", &[19_999], few).await;
+    if words.wants("POSITION", "S") {
+        println!("POSITION S none (no array: a save of S never carries the guard)");
+    }
+    if words.wants("POSITION", "M") {
+        position(&model, "M", m(), "comments", &[25], ops).await;
+    }
+    if words.wants("POSITION", "L") {
+        position(&model, "L", l(), "comments", &[1_999], few).await;
+    }
+    if words.wants("POSITION", "20k") {
+        position(&model, "20k", k20(), "tags", &[19_999], few).await;
+    }
     // Every comment of L edited in one save: the guard reads the array
     // once, not once per comment.
-    let all: Vec<usize> = (0..2_000).collect();
-    position(&model, "L_all", post(2_000, 20, 18), "comments", &all, few).await;
+    if words.wants("POSITION", "L_all") {
+        let all: Vec<usize> = (0..2_000).collect();
+        position(&model, "L_all", l(), "comments", &all, few).await;
+    }
     t.finish().await;
 }
