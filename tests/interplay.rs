@@ -253,7 +253,7 @@ async fn an_older_copy_of_an_upgraded_document_in_a_batch_is_a_schema_refusal() 
     for (n, id) in ids.iter().enumerate() {
         let stored = stored_at(1, *id, n as i64);
         users.collection().insert_one(stored.clone()).await.unwrap();
-        at_v1.push(odm::bson::RawDocumentBuf::from_document(&stored).unwrap());
+        at_v1.push(odm::bson::RawDocumentBuf::try_from(&stored).unwrap());
     }
     // Copies as a version 1 instance loaded them before the upgrade.
     let copy = |n: usize| old.hydrate(&at_v1[n]).unwrap();

@@ -207,7 +207,7 @@ async fn clear_and_pull_remove_the_reference_and_bump_the_version() {
     stale.fans.reverse();
     let e = dangling(stale.save().await.unwrap_err());
     assert_eq!((e.path(), e.id()), ("fans", &Bson::ObjectId(bob.id)));
-    let raw = odm::bson::RawDocumentBuf::from_document(&stored).unwrap();
+    let raw = odm::bson::RawDocumentBuf::try_from(&stored).unwrap();
     let mut older = x.books.hydrate(&raw).unwrap();
     older.title = "stale".into();
     older.increment();
