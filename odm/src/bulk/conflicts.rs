@@ -81,17 +81,13 @@ pub(crate) async fn explain<T: Document>(
         let stored = id_of(i)
             .and_then(|k| by_id.get(&k))
             .and_then(|d| RawDocumentBuf::try_from(d).ok());
-        // Upgraded by a newer instance since this copy read it: not this
-        // model's to write, as `save()` says (Error::Schema).
+        // Upgraded by a newer instance: refused as `save()` refuses it.
         let newer = stored
             .as_ref()
-            .and_then(|d| Some((d, crate::model::execute::newer_schema::<T>(d)?)));
-        if let Some((found, at)) = newer {
-            if let Ok(id) = crate::codec::read_id(found) {
-                let refused = crate::model::save::schema_refused::<T>(model.name(), id, at);
-                outcomes[i] = Some(Err(refused));
-                continue;
-            }
+            .map(|found| crate::model::execute::refused_as_newer::<T>(model.name(), found));
+        if let Some(Ok(Some(refused))) = newer {
+            outcomes[i] = Some(Err(refused));
+            continue;
         }
         if let Some(Some(Err(Error::Version(e)))) = outcomes.get_mut(i) {
             **e = explained((**e).clone(), &docs[i], stored.as_ref());

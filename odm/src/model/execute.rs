@@ -88,16 +88,8 @@ async fn missed<T: Document>(
     }
     let exists = match &follow_up.exists {
         Some(target) => match probe(model, target, session).await? {
-            // Upgraded by a newer instance since this copy read it.
-            Some(found) => match newer_schema::<T>(&found) {
-                Some(stored) => {
-                    let id = crate::codec::read_id(&found)?;
-                    return Ok(crate::model::save::schema_refused::<T>(
-                        model.name(),
-                        id,
-                        stored,
-                    ));
-                }
+            Some(found) => match refused_as_newer::<T>(model.name(), &found)? {
+                Some(refused) => return Ok(refused),
                 None => true,
             },
             None => false,
@@ -184,4 +176,20 @@ pub(crate) fn newer_schema<T: Document>(found: &RawDocumentBuf) -> Option<i64> {
     let schema = T::__odm_meta().schema?;
     let stored = crate::codec::upgrade::read(found, schema.key).ok()??;
     (stored > i64::from(schema.current)).then_some(stored)
+}
+
+/// [`Error::Schema`] for `found` when a newer instance upgraded it since
+/// this copy read it (its schema version is above the model's): not this
+/// model's to write, whatever else changed. `Ok(None)` otherwise.
+pub(crate) fn refused_as_newer<T: Document>(
+    collection: &str,
+    found: &RawDocumentBuf,
+) -> Result<Option<crate::Error>> {
+    let Some(stored) = newer_schema::<T>(found) else {
+        return Ok(None);
+    };
+    let id = crate::codec::read_id(found)?;
+    Ok(Some(crate::model::save::schema_refused::<T>(
+        collection, id, stored,
+    )))
 }

@@ -48,16 +48,9 @@ pub(crate) async fn missed<T: Document>(
             })));
         }
     }
-    // Upgraded by a newer instance since this copy read it: not this
-    // model's to write (Error::Schema), whatever else changed.
     if let Some(found) = &stored {
-        if let Some(at) = crate::model::execute::newer_schema::<T>(found) {
-            let id = crate::codec::read_id(found)?;
-            return Ok(crate::model::save::schema_refused::<T>(
-                model.name(),
-                id,
-                at,
-            ));
+        if let Some(refused) = crate::model::execute::refused_as_newer::<T>(model.name(), found)? {
+            return Ok(refused);
         }
     }
     let exists = follow_up.exists.is_none() || stored.is_some();
