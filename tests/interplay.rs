@@ -51,7 +51,8 @@ fn referenced<T: std::fmt::Debug>(outcome: odm::Result<T>) -> Box<ReferencedErro
 // of sub-documents the upgrade does not touch.
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
-#[odm(collection = "orders", schema_version = 1, migrate = Self::upgrade)]
+// Its one step is the shared test users' first (`mail` renamed `email`).
+#[odm(collection = "orders", schema_version = 1, migrate = UserV1::upgrade)]
 struct Order {
     #[serde(rename = "_id")]
     id: ObjectId,
@@ -67,19 +68,6 @@ struct Order {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Item {
     qty: i32,
-}
-
-impl Order {
-    fn upgrade(doc: &mut BsonDocument, from: u32) -> Result<(), MigrationError> {
-        match from {
-            0 => {
-                let mail = doc.remove("mail").ok_or(MigrationError::new("no `mail`"))?;
-                doc.insert("email", mail);
-                Ok(())
-            }
-            _ => Err(MigrationError::new(format!("no step from {from}"))),
-        }
-    }
 }
 
 /// An order as the release before schema versions stored it: no `__sv`.
