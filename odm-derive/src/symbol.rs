@@ -61,6 +61,8 @@ pub const SERIALIZE: Symbol = Symbol("serialize");
 pub const SKIP: Symbol = Symbol("skip");
 pub const SKIP_SERIALIZING: Symbol = Symbol("skip_serializing");
 pub const FLATTEN: Symbol = Symbol("flatten");
+pub const INTO: Symbol = Symbol("into");
+pub const REMOTE: Symbol = Symbol("remote");
 
 // serde attributes of an enum model and its variants.
 pub const TAG: Symbol = Symbol("tag");

@@ -23,6 +23,12 @@ pub mod kind {
 pub use crate::schema::Schema;
 pub use crate::typed::Projection;
 pub use core;
+pub use std::boxed::Box;
+
+/// Structural identity, for a save that skips unchanged fields.
+pub mod same {
+    pub use crate::codec::same::{Probe, Same, ViaClone, ViaNoClone, ViaNothing, ViaSame};
+}
 pub use mongodb::bson::{Bson, DateTime, Document as BsonDocument};
 pub use serde::de::DeserializeOwned;
 pub use serde::Serialize;

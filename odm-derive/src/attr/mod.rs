@@ -81,6 +81,9 @@ pub struct ContainerAttrs {
     /// `shard_key(..)`: its fields, in order.
     pub shard_key: Option<(Span, Vec<Ident>)>,
     pub rename_all: Option<RenameRule>,
+    /// serde's `into` or `remote`: the struct is serialized through
+    /// another type, whose fields need not be this one's.
+    pub serde_into: bool,
     /// The `index(..)` attributes, in order.
     pub indexes: Vec<IndexAttr>,
     /// `validate = path` cross-field validators.
@@ -131,6 +134,7 @@ impl ContainerAttrs {
         let mut shard_key = Attr::none(cx, SHARD_KEY);
         let mut referenced_by = Attr::none(cx, REFERENCED_BY);
         let mut rename_all = None;
+        let mut serde_into = false;
         let mut indexes = Vec::new();
         let mut validate = ContainerRules::default();
         let mut schema = SchemaAttrs::default();
@@ -198,6 +202,9 @@ impl ContainerAttrs {
                             rename_all = Some(RenameRule::from_lit(&lit)?);
                         }
                         Ok(())
+                    } else if meta.path == INTO || meta.path == REMOTE {
+                        serde_into = true;
+                        skip_serde_value(&meta)
                     } else {
                         skip_serde_value(&meta)
                     }
@@ -217,6 +224,7 @@ impl ContainerAttrs {
             hooks: hooks.get(),
             shard_key: shard_key.get(),
             rename_all,
+            serde_into,
             indexes,
             validate,
             schema,
@@ -238,6 +246,7 @@ impl ContainerAttrs {
             hooks: None,
             shard_key: None,
             rename_all: None,
+            serde_into: false,
             indexes,
             validate,
             schema: SchemaAttrs::default(),

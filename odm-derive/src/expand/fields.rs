@@ -41,7 +41,11 @@ pub fn derive_fields(input: &DeriveInput) -> TokenStream {
     let container = Container::from_ast(&attrs_cx, input);
     let _ = attrs_cx.check();
     match container {
-        Some(container) => super::wrap(impl_fields(&container)),
+        Some(container) => {
+            let fields = impl_fields(&container);
+            let same = super::same::impl_same(&container);
+            super::wrap(quote!(#fields #same))
+        }
         None => TokenStream::new(),
     }
 }

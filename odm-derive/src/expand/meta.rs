@@ -175,6 +175,7 @@ pub fn impl_document(cont: &Container) -> TokenStream {
         },
     );
     let guard = super::references::guard_method(cont);
+    let same = super::same::document_methods(cont);
     quote! {
         impl #impl_generics ::odm::__private::Schema for #ident #ty_generics #where_clause {
             #validate
@@ -184,6 +185,7 @@ pub fn impl_document(cont: &Container) -> TokenStream {
             #stamp
             #set_id
             #hook_methods
+            #same
         }
         impl #impl_generics ::odm::__private::Document for #ident #ty_generics #where_clause {
             #guard

@@ -8,6 +8,7 @@ mod id;
 mod indexes;
 mod meta;
 mod references;
+pub mod same;
 pub mod validate;
 
 use proc_macro2::TokenStream;

@@ -8,6 +8,7 @@ pub(crate) mod new_document;
 pub(crate) mod random_values;
 pub(crate) mod rawde;
 pub(crate) mod rawser;
+pub mod same;
 pub(crate) mod same_type;
 pub(crate) mod scan;
 #[cfg(test)]
@@ -75,6 +76,24 @@ pub(crate) fn to_raw_sized<T: Serialize>(
         }
     }
     Ok(crate::bson_release::to_raw_document_buf(value)?)
+}
+
+/// [`to_raw_sized`], with the top-level fields `splice` marks unchanged
+/// copied from its earlier bytes instead of serialized: the same bytes
+/// (see `rawser::splice`).
+pub(crate) fn to_raw_spliced<T: Serialize>(
+    value: &T,
+    capacity: usize,
+    splice: &crate::codec::rawser::splice::Splice<'_>,
+) -> Result<RawDocumentBuf, Error> {
+    if splice.unchanged != 0 {
+        if let Some(bytes) = crate::codec::rawser::splice::to_vec(value, capacity, splice) {
+            if let Ok(raw) = RawDocumentBuf::from_bytes(bytes) {
+                return Ok(raw);
+            }
+        }
+    }
+    to_raw_sized(value, capacity)
 }
 
 /// A stored counter (a token, a fence) as an integer: an Int32, an Int64

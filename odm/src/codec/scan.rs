@@ -186,6 +186,7 @@ pub(crate) fn elements(doc: &[u8]) -> Result<Vec<Elem<'_>>, Error> {
 
 /// The elements of a document one at a time, without collecting them:
 /// what [`elements`] returns, in the same order, with the same errors.
+#[derive(Clone)]
 pub(crate) struct Walk<'a> {
     /// The document up to (not including) its closing NUL.
     body: &'a [u8],
@@ -232,6 +233,12 @@ impl<'a> Walk<'a> {
     /// Where the next element starts, as an offset into the document.
     pub fn at(&self) -> usize {
         self.at
+    }
+
+    /// The bytes from offset `start` (where an element starts) to the
+    /// next element: the whole elements walked since.
+    pub fn since(&self, start: usize) -> &'a [u8] {
+        &self.body[start..self.at]
     }
 
     /// Moves past the elements before offset `at`, which must be where an

@@ -9,6 +9,7 @@ use mongodb::bson::{Bson, Document as BsonDocument};
 
 use crate::codec::{self, version_key, Hidden, Loaded};
 use crate::error::Result;
+use crate::model::shadow::Shadow;
 use crate::model::Document;
 use crate::model::Model;
 use crate::plan::diff::{self, Missing};
@@ -34,6 +35,9 @@ pub struct Doc<T: Document> {
     value: T,
     /// What the value is compared with.
     tracked: Tracked,
+    /// A copy of the value as the snapshot holds it, to find the unchanged
+    /// fields without serializing them (see `model::shadow`).
+    shadow: Shadow<T>,
     /// The shard key as stored (`None` without `shard_key`).
     shard: Option<BsonDocument>,
     version: Option<i64>,
@@ -81,6 +85,7 @@ impl<T: Document> Doc<T> {
         Doc {
             value,
             tracked,
+            shadow: Shadow::None,
             shard,
             version,
             increment: false,
@@ -100,6 +105,7 @@ impl<T: Document> Doc<T> {
             id: loaded.id,
             stored: loaded.stored,
         };
+        self.shadow = Shadow::None;
         self.version = loaded.version;
         self.increment = false;
         self.in_doubt = false;
@@ -245,7 +251,9 @@ impl<T: Document> Doc<T> {
     /// What the next save would do.
     pub(crate) fn plan(&self) -> Result<Plan> {
         let (value, tracked) = (&self.value, &self.tracked);
-        request::plan(value, tracked, self.increment, self.in_doubt, &self.schema)
+        let unchanged = self.shadow.unchanged(value);
+        let (increment, in_doubt) = (self.increment, self.in_doubt);
+        request::plan(value, tracked, unchanged, increment, in_doubt, &self.schema)
     }
 
     /// `{_id, shard key}` of the stored document; `None` for a new one.
@@ -341,13 +349,23 @@ impl<T: Document> Doc<T> {
             _ => (Missing::new(), None),
         };
         diff::settle_missing(&mut missing, &moved);
+        // The fields the copy holds as the new snapshot does: those the
+        // save found unchanged, unless a stamp changed the value since.
+        let mut known = plan.unchanged;
         let snapshot = match plan.stamp {
             Some(stamp) => {
                 stamp.apply(&mut self.value);
+                known = 0;
                 codec::to_raw(&self.value).unwrap_or(plan.current)
             }
             None => plan.current,
         };
+        if inserted {
+            // Taken at the first change.
+            self.shadow = Shadow::None;
+        } else {
+            self.shadow.saved(&self.value, known);
+        }
         let base =
             base.and_then(|base| crate::plan::guard::rewrite::advance(&base, &moved, &snapshot));
         self.tracked = Tracked::Snapshot {
@@ -385,6 +403,7 @@ impl<T: Document> Doc<T> {
         Doc {
             value: self.value.clone(),
             tracked: self.tracked.clone(),
+            shadow: self.shadow.duplicate(),
             shard: self.shard.clone(),
             version: self.version,
             increment: self.increment,
@@ -416,17 +435,26 @@ impl<T: Document> DerefMut for Doc<T> {
                     Ok((missing, base, snapshot))
                 });
             self.tracked = match snapshot {
-                Ok((missing, base, snapshot)) => Tracked::Snapshot {
-                    id,
-                    base,
-                    snapshot,
-                    missing,
-                },
+                Ok((missing, base, snapshot)) => {
+                    self.shadow = Shadow::of(&self.value);
+                    Tracked::Snapshot {
+                        id,
+                        base,
+                        snapshot,
+                        missing,
+                    }
+                }
                 Err(e) => Tracked::Unserializable {
                     id,
                     error: e.to_string(),
                 },
             };
+        } else if matches!(self.shadow, Shadow::None)
+            && matches!(self.tracked, Tracked::Snapshot { .. })
+        {
+            // Saved (inserted) and unchanged since: the snapshot is the
+            // value serialized.
+            self.shadow = Shadow::of(&self.value);
         }
         &mut self.value
     }

@@ -16,6 +16,7 @@ pub(crate) mod refused;
 pub(crate) mod reload;
 pub(crate) mod save;
 mod save_build;
+pub(crate) mod shadow;
 pub use save_build::save_build;
 pub(crate) mod stream;
 

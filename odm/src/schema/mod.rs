@@ -43,6 +43,41 @@ pub trait Schema: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static {
     #[doc(hidden)]
     fn __odm_meta() -> &'static Meta;
 
+    /// The stored names of the top-level fields [`__odm_unchanged`]
+    /// compares, in declaration order (bit `i` is `names[i]`); empty when
+    /// none is compared. The derive gives them.
+    ///
+    /// [`__odm_unchanged`]: Schema::__odm_unchanged
+    #[doc(hidden)]
+    fn __odm_tracked() -> &'static [&'static str] {
+        &[]
+    }
+
+    /// A copy of the value, when its type is `Clone`: what later values
+    /// are compared with, field by field (see `model::shadow`).
+    #[doc(hidden)]
+    fn __odm_shadow(&self) -> Option<Box<Self>> {
+        None
+    }
+
+    /// The fields (bits, in [`__odm_tracked`] order) in which `self` is
+    /// the same as `shadow`, part for part (`codec::same::Same`); a field
+    /// whose type cannot tell is never the same.
+    ///
+    /// [`__odm_tracked`]: Schema::__odm_tracked
+    #[doc(hidden)]
+    fn __odm_unchanged(&self, _shadow: &Self) -> u128 {
+        0
+    }
+
+    /// Copies into `shadow` each field not in `known` (bits as in
+    /// [`__odm_unchanged`](Schema::__odm_unchanged)); returns `known` and
+    /// the copied fields that are now the same as `self`'s.
+    #[doc(hidden)]
+    fn __odm_reshadow(&self, _shadow: &mut Self, known: u128) -> u128 {
+        known
+    }
+
     /// Runs every declared validator, collecting all failures.
     #[doc(hidden)]
     fn __odm_validate(&self, _errors: &mut ValidationErrors) {}

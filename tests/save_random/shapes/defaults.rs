@@ -12,7 +12,7 @@ use crate::save_random::generator::{
 
 /// Defaulted as a whole; its own fields are not, so a partial sub-document
 /// in the store does not load.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, odm::Fields)]
 pub struct Inner {
     pub a: String,
     pub b: i32,
@@ -29,7 +29,7 @@ impl Default for Inner {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, odm::Fields)]
 pub struct Item {
     pub k: String,
     pub n: i32,

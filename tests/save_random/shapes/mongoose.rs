@@ -10,7 +10,7 @@ use crate::save_random::generator::{
 
 /// A Mongoose array sub-document: its own `_id` first, a `Number` stored
 /// as an Int32.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, odm::Fields)]
 pub struct MComment {
     #[serde(rename = "_id")]
     pub id: ObjectId,
@@ -18,7 +18,7 @@ pub struct MComment {
     pub votes: i32,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, odm::Fields)]
 pub struct MMeta {
     pub votes: i32,
     pub favs: i32,

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::Shape;
 use crate::save_random::generator::{float, s, Rng};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, odm::Fields)]
 struct Level1 {
     x: i32,
     s: String,
@@ -17,14 +17,14 @@ struct Level1 {
     l2: Level2,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, odm::Fields)]
 struct Level2 {
     y: f64,
     z: Option<i32>,
     l3: Level3,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, odm::Fields)]
 struct Level3 {
     w: String,
     #[serde(skip_serializing_if = "Option::is_none", default)]

@@ -8,7 +8,7 @@ use crate::save_random::generator::{
     anew, edit_at, edited, mutate_vec, new_str, one_different, s, str_vec, strings, Rng,
 };
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, odm::Fields)]
 pub struct Comment {
     #[serde(rename = "_id")]
     pub id: ObjectId,
@@ -16,7 +16,7 @@ pub struct Comment {
     pub replies: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, odm::Fields)]
 pub struct Note {
     pub text: String,
     pub tags: Vec<String>,

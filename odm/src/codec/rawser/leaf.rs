@@ -150,6 +150,8 @@ macro_rules! give_up_on_non_strings {
     };
 }
 
+pub(super) use give_up_on_non_strings;
+
 /// The value of a `$oid`, `$date` or `$numberLong` field.
 pub(super) struct Extended<'a> {
     pub w: &'a mut Writer,

@@ -401,6 +401,7 @@ mod compound;
 mod direct;
 mod leaf;
 mod short;
+pub(crate) mod splice;
 
 use compound::{Array, Doc, Step, Struct};
 

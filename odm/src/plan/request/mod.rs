@@ -31,6 +31,10 @@ use crate::schema::Schema;
 pub(crate) struct Plan {
     /// The current value, serialized: the next snapshot on success.
     pub current: RawDocumentBuf,
+    /// The top-level fields (bits, in `Schema::__odm_tracked` order) the
+    /// value was known to hold as the snapshot does: copied, not
+    /// serialized, into `current`.
+    pub unchanged: u128,
     pub changes: Vec<Change>,
     pub effect: Effect,
     /// The `timestamps` this save writes; put into the value on success.
@@ -81,6 +85,7 @@ impl Plan {
 pub(crate) fn plan<T: Schema>(
     value: &T,
     tracked: &Tracked,
+    unchanged: u128,
     increment: bool,
     in_doubt: bool,
     schema: &SchemaState,
@@ -95,7 +100,18 @@ pub(crate) fn plan<T: Schema>(
         Tracked::Clean { stored, .. } => stored.as_bytes().len(),
         _ => 0,
     };
-    let mut current = codec::to_raw_sized(value, capacity)?;
+    let mut current = match tracked {
+        // The fields known unchanged are copied from the snapshot.
+        Tracked::Snapshot { snapshot, .. } if unchanged != 0 => {
+            let splice = codec::rawser::splice::Splice {
+                from: snapshot.as_bytes(),
+                names: T::__odm_tracked(),
+                unchanged,
+            };
+            codec::to_raw_spliced(value, capacity, &splice)?
+        }
+        _ => codec::to_raw_sized(value, capacity)?,
+    };
     let mut reordered = false;
     let meta = T::__odm_meta();
     let mut kind = None;
@@ -165,6 +181,7 @@ pub(crate) fn plan<T: Schema>(
     });
     Ok(Plan {
         current,
+        unchanged,
         changes,
         effect,
         stamp,

@@ -1,0 +1,96 @@
+//! What a save needs to skip the fields that did not change without
+//! serializing them (see `odm`'s `codec::same` and `model::shadow`): for a
+//! document, the stored names of its top-level fields and three small
+//! methods comparing and copying them one by one; for an embedded struct
+//! (`#[derive(Fields)]`), `Same` compared field by field. Each field asks
+//! through `Probe`, which answers "not known" for a type without `Same`
+//! (or `Clone`), so any field type compiles.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::ast::{Container, Field};
+
+/// At most this many top-level fields are compared; the others are
+/// serialized on every save (the bits of a `u128`).
+const MAX_TRACKED: usize = 128;
+
+/// The fields a document compares: the stored ones, in declaration order,
+/// unless a field is flattened (serde then writes a map whose keys are
+/// not the fields') or the container serializes through another type.
+fn tracked<'c, 'a>(cont: &'c Container<'a>) -> Vec<&'c Field<'a>> {
+    if cont.fields.iter().any(|f| f.attrs.flatten) || cont.attrs.serde_into {
+        return Vec::new();
+    }
+    cont.stored_fields().take(MAX_TRACKED).collect()
+}
+
+/// The `Schema` methods of a document: `__odm_tracked`, `__odm_shadow`,
+/// `__odm_unchanged` and `__odm_reshadow`; nothing when no field is
+/// compared (the defaults compare nothing).
+pub fn document_methods(cont: &Container) -> TokenStream {
+    let fields = tracked(cont);
+    if fields.is_empty() {
+        return TokenStream::new();
+    }
+    let s = quote!(::odm::__private::same);
+    let names = fields.iter().map(|f| &f.bson_name);
+    let idents: Vec<_> = fields.iter().map(|f| f.ident).collect();
+    let bits: Vec<TokenStream> = (0..fields.len()).map(|i| quote!((1u128 << #i))).collect();
+    quote! {
+        fn __odm_tracked() -> &'static [&'static str] {
+            &[#(#names),*]
+        }
+        fn __odm_shadow(&self) -> ::core::option::Option<::odm::__private::Box<Self>> {
+            use #s::{ViaClone as _, ViaNoClone as _};
+            (&#s::Probe(self)).odm_clone().map(::odm::__private::Box::new)
+        }
+        fn __odm_unchanged(&self, shadow: &Self) -> u128 {
+            use #s::{ViaNothing as _, ViaSame as _};
+            let mut bits = 0u128;
+            #(
+                if (&#s::Probe(&self.#idents)).odm_same(&shadow.#idents) {
+                    bits |= #bits;
+                }
+            )*
+            bits
+        }
+        fn __odm_reshadow(&self, shadow: &mut Self, known: u128) -> u128 {
+            use #s::{ViaClone as _, ViaNoClone as _, ViaNothing as _, ViaSame as _};
+            let mut bits = known;
+            #(
+                if known & #bits == 0
+                    && (&#s::Probe(&self.#idents)).odm_clone_into(&mut shadow.#idents)
+                    && (&#s::Probe(&self.#idents)).odm_same(&shadow.#idents)
+                {
+                    bits |= #bits;
+                }
+            )*
+            bits
+        }
+    }
+}
+
+/// `Same` for an embedded struct, field by field (a field serde skips
+/// writes nothing and is not compared); nothing for a generic struct,
+/// whose fields' types are not known here.
+pub fn impl_same(cont: &Container) -> TokenStream {
+    if !cont.original.generics.params.is_empty() {
+        return TokenStream::new();
+    }
+    let s = quote!(::odm::__private::same);
+    let ident = cont.ident;
+    let idents = cont
+        .fields
+        .iter()
+        .filter(|f| !f.attrs.serde_skipped)
+        .map(|f| f.ident);
+    quote! {
+        impl #s::Same for #ident {
+            fn same(&self, other: &Self) -> bool {
+                use #s::{ViaNothing as _, ViaSame as _};
+                true #(&& (&#s::Probe(&self.#idents)).odm_same(&other.#idents))*
+            }
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! A copy of a `Doc`'s value as its snapshot holds it, so a save finds the
+//! top-level fields that did not change by comparing values in memory
+//! (`codec::same`) and copies their bytes from the snapshot instead of
+//! serializing them again (`codec::rawser::splice`). What the save sends
+//! is unchanged: the bytes are the same either way.
+//!
+//! The invariant: for each bit of `valid`, the copy's field is the same,
+//! part for part, as the value was when the snapshot was serialized, so it
+//! serializes to the snapshot's element of that field. It is kept by
+//! taking the copy when the snapshot is taken (before the value first
+//! changes), by checking each copied field against the value (a `Clone`
+//! that does not copy every part leaves its field out), and by copying,
+//! after each save, the fields the save wrote.
+
+use crate::schema::Schema;
+
+/// The copy, if the model has one.
+pub(crate) enum Shadow<T> {
+    /// None taken yet: the next mutable access takes it, if the `Doc` has
+    /// a snapshot.
+    None,
+    /// None taken, and none will be until the `Doc` is read again: the
+    /// model compares no field (not `Clone`, or no field's type can tell).
+    Off,
+    /// The copy, and the fields it holds as the snapshot does.
+    On { copy: Box<T>, valid: u128 },
+}
+
+impl<T: Schema> Shadow<T> {
+    /// The copy of `value`, whose serialization is the snapshot just taken.
+    pub(crate) fn of(value: &T) -> Self {
+        if T::__odm_tracked().is_empty() {
+            return Shadow::Off;
+        }
+        let Some(copy) = value.__odm_shadow() else {
+            return Shadow::Off;
+        };
+        match value.__odm_unchanged(&copy) {
+            0 => Shadow::Off,
+            valid => Shadow::On { copy, valid },
+        }
+    }
+
+    /// The fields in which `value` is what the snapshot holds.
+    pub(crate) fn unchanged(&self, value: &T) -> u128 {
+        match self {
+            Shadow::On { copy, valid } => value.__odm_unchanged(copy) & valid,
+            Shadow::None | Shadow::Off => 0,
+        }
+    }
+
+    /// After a save whose snapshot is `value` serialized: `known` are the
+    /// fields the copy already holds as `value` does (the save found them
+    /// unchanged); the others are copied.
+    pub(crate) fn saved(&mut self, value: &T, known: u128) {
+        if let Shadow::On { copy, valid } = self {
+            *valid = value.__odm_reshadow(copy, known & *valid);
+        }
+    }
+}
+
+impl<T: Schema + Clone> Shadow<T> {
+    /// A copy of the shadow, for a copy of its `Doc`: each field of the
+    /// new copy is checked against this one, as a first copy is.
+    pub(crate) fn duplicate(&self) -> Self {
+        match self {
+            Shadow::None => Shadow::None,
+            Shadow::Off => Shadow::Off,
+            Shadow::On { copy, valid } => {
+                let again: Box<T> = copy.clone();
+                let valid = copy.__odm_unchanged(&again) & valid;
+                Shadow::On { copy: again, valid }
+            }
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! A save skips the top-level fields that did not change without
+//! serializing them: it compares them in memory with a copy taken at the
+//! snapshot, part for part (a field of an embedded struct that derives
+//! `Fields`, or of a standard or BSON type). What it sends and stores is
+//! what serializing everything would give. Seen here through a field
+//! written by `serialize_with`, which counts its calls on this thread.
+
+use std::cell::Cell;
+
+use crate::common;
+
+use common::*;
+use odm::bson::oid::ObjectId;
+use odm::bson::Bson;
+use odm::prelude::*;
+use odm_testing::TestDb;
+use serde::{Deserialize, Serialize, Serializer};
+
+thread_local! {
+    static WRITTEN: Cell<usize> = const { Cell::new(0) };
+}
+
+/// `serialize_with` that counts: how many tallies were serialized.
+fn counted<S: Serializer>(n: &i32, s: S) -> Result<S::Ok, S::Error> {
+    WRITTEN.with(|w| w.set(w.get() + 1));
+    s.serialize_i32(*n)
+}
+
+/// Tallies serialized on this thread since the last call.
+fn written() -> usize {
+    WRITTEN.with(|w| w.replace(0))
+}
+
+/// An embedded struct odm can compare: it derives `Fields`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, odm::Fields)]
+struct Tally {
+    label: String,
+    #[serde(serialize_with = "counted")]
+    n: i32,
+}
+
+/// The same, without `Fields`: odm cannot tell it unchanged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Opaque {
+    label: String,
+    #[serde(serialize_with = "counted")]
+    n: i32,
+}
+
+/// An embedded struct whose `Clone` does not copy every part: a cache
+/// field comes back empty.
+#[derive(Debug, PartialEq, Serialize, Deserialize, odm::Fields)]
+struct Cached {
+    key: String,
+    hits: u32,
+}
+
+impl Clone for Cached {
+    fn clone(&self) -> Self {
+        Cached {
+            key: self.key.clone(),
+            hits: 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(collection = "unchanged_boards", optimistic_concurrency)]
+struct Board {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    title: String,
+    score: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+    tallies: Vec<Tally>,
+    opaque: Vec<Opaque>,
+    cached: Vec<Cached>,
+}
+
+fn board() -> Board {
+    let tally = |i: i32| Tally {
+        label: format!("t{i}"),
+        n: i,
+    };
+    Board {
+        id: ObjectId::new(),
+        title: "first".into(),
+        score: 0.0,
+        note: None,
+        tallies: (0..50).map(tally).collect(),
+        opaque: vec![Opaque {
+            label: "o".into(),
+            n: 1,
+        }],
+        cached: vec![Cached {
+            key: "k".into(),
+            hits: 5,
+        }],
+    }
+}
+
+/// The stored document as the value serializes (the version key aside).
+async fn assert_stored_is(boards: &Model<Board>, doc: &Doc<Board>) {
+    let mut stored = stored(boards, doc.id).await;
+    stored.remove("__v");
+    let value = common::bson::to_document(&**doc).unwrap();
+    assert_eq!(stored, value, "stored == in memory");
+    written();
+}
+
+#[tokio::test]
+async fn a_save_serializes_only_what_it_cannot_tell_unchanged() {
+    let t = TestDb::new().await;
+    let boards = Board::model(&t.db);
+    let id = boards.create(board()).await.unwrap().id;
+    let mut doc = boards.find_by_id(id).await.unwrap().unwrap();
+    written();
+
+    // The first change takes the snapshot: everything is serialized once.
+    doc.title = "second".into();
+    assert_eq!(written(), 51, "the snapshot: 50 tallies and the opaque one");
+    let expected = doc! { "$set": { "title": "second" }, "$inc": { "__v": 1 } };
+    assert_eq!(doc.changes().unwrap().1, expected);
+    assert_eq!(written(), 1, "only the opaque tally is serialized again");
+    doc.save().await.unwrap();
+    assert_eq!(written(), 1);
+    assert_stored_is(&boards, &doc).await;
+
+    // A later save of the same copy: the tallies stay unserialized.
+    doc.title = "third".into();
+    doc.save().await.unwrap();
+    assert_eq!(written(), 1, "the tallies are copied from the snapshot");
+    assert_stored_is(&boards, &doc).await;
+
+    // A changed tally is seen, and only its field is written.
+    doc.tallies[7].n = 70;
+    let update = doc.changes().unwrap().1;
+    assert_eq!(
+        update,
+        doc! { "$set": { "tallies.7.n": 70 }, "$inc": { "__v": 1 } }
+    );
+    written();
+    doc.save().await.unwrap();
+    assert_eq!(written(), 51, "the changed array is serialized whole");
+    assert_stored_is(&boards, &doc).await;
+    assert_eq!(doc.tallies[7].n, 70);
+
+    // A push, then a field serde skips when empty, set and unset.
+    doc.tallies.push(Tally {
+        label: "new".into(),
+        n: 50,
+    });
+    doc.note = Some("hello".into());
+    doc.save().await.unwrap();
+    assert_stored_is(&boards, &doc).await;
+    doc.note = None;
+    doc.save().await.unwrap();
+    assert_stored_is(&boards, &doc).await;
+    assert!(!stored(&boards, id).await.contains_key("note"));
+    t.finish().await;
+}
+
+#[tokio::test]
+async fn negative_zero_is_a_change() {
+    // `0.0 == -0.0`, but they are different doubles in BSON.
+    let t = TestDb::new().await;
+    let boards = Board::model(&t.db);
+    let id = boards.create(board()).await.unwrap().id;
+    let mut doc = boards.find_by_id(id).await.unwrap().unwrap();
+    doc.score = -0.0;
+    assert_eq!(
+        doc.changes().unwrap().1,
+        doc! { "$set": { "score": -0.0 }, "$inc": { "__v": 1 } }
+    );
+    doc.save().await.unwrap();
+    let stored = stored(&boards, id).await;
+    match stored.get("score") {
+        Some(Bson::Double(x)) => assert!(x.is_sign_negative(), "stored {x}"),
+        other => panic!("score stored as {other:?}"),
+    }
+    // And back: the copy holds -0.0 now.
+    doc.score = 0.0;
+    doc.save().await.unwrap();
+    match stored_score(&boards, id).await {
+        Bson::Double(x) => assert!(x.is_sign_positive(), "stored {x}"),
+        other => panic!("score stored as {other:?}"),
+    }
+    t.finish().await;
+}
+
+async fn stored_score(boards: &Model<Board>, id: ObjectId) -> Bson {
+    stored(boards, id).await.get("score").cloned().unwrap()
+}
+
+#[tokio::test]
+async fn a_clone_that_drops_a_part_does_not_hide_a_change() {
+    // The copy's `hits` is 0 after `Cached::clone`. Setting the value's
+    // `hits` to 0 must still be written: odm checks each copied field
+    // against the value and compares nothing it could not copy exactly.
+    let t = TestDb::new().await;
+    let boards = Board::model(&t.db);
+    let id = boards.create(board()).await.unwrap().id;
+    let mut doc = boards.find_by_id(id).await.unwrap().unwrap();
+    doc.cached[0].hits = 0;
+    let update = doc.changes().unwrap().1;
+    assert_eq!(
+        update,
+        doc! { "$set": { "cached.0.hits": 0_i64 }, "$inc": { "__v": 1 } }
+    );
+    doc.save().await.unwrap();
+    assert_stored_is(&boards, &doc).await;
+    // Again after a save, when the copy is refreshed from the value.
+    doc.cached[0].hits = 9;
+    doc.save().await.unwrap();
+    doc.cached[0].hits = 0;
+    doc.save().await.unwrap();
+    assert_stored_is(&boards, &doc).await;
+    t.finish().await;
+}
+
+#[tokio::test]
+async fn a_failed_save_keeps_the_change_for_the_next() {
+    // A stale copy's save fails; the change it held is still a change
+    // after a reload-free retry on a fresh copy of the same edit.
+    let t = TestDb::new().await;
+    let boards = Board::model(&t.db);
+    let id = boards.create(board()).await.unwrap().id;
+    let (mut a, mut b) = two_copies(&boards, id).await;
+    a.tallies.remove(0);
+    a.save().await.unwrap();
+    b.tallies[3].n = 33;
+    b.title = "stale".into();
+    let err = b.save().await.unwrap_err();
+    assert!(matches!(err, odm::Error::Version(_)), "{err}");
+    // Nothing was written, and the copy still holds both changes.
+    assert_eq!(b.tallies[3].n, 33);
+    let update = b.changes().unwrap().1;
+    assert_eq!(
+        update
+            .get_document("$set")
+            .unwrap()
+            .get_str("title")
+            .unwrap(),
+        "stale"
+    );
+    b.reload().await.unwrap();
+    assert_eq!(b.tallies[3].n, 4, "the stored tally, one removed before it");
+    b.tallies[3].n = 33;
+    b.save().await.unwrap();
+    assert_stored_is(&boards, &b).await;
+    t.finish().await;
+}
