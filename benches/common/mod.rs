@@ -58,7 +58,7 @@ pub struct Small {
 }
 
 /// One element of `comments`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, odm::Fields)]
 pub struct Comment {
     #[serde(rename = "_id")]
     pub id: ObjectId,

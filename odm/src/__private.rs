@@ -27,7 +27,9 @@ pub use std::boxed::Box;
 
 /// Structural identity, for a save that skips unchanged fields.
 pub mod same {
-    pub use crate::codec::same::{Probe, Same, ViaClone, ViaNoClone, ViaNothing, ViaSame};
+    pub use crate::codec::same::{
+        Probe, Same, Unchanged, ViaClone, ViaNoClone, ViaNothing, ViaSame, SAME,
+    };
 }
 pub use mongodb::bson::{Bson, DateTime, Document as BsonDocument};
 pub use serde::de::DeserializeOwned;

@@ -374,6 +374,9 @@ pub struct FieldAttrs {
     /// serde's `with` / `deserialize_with`: the field's type alone does not
     /// say how it is read.
     pub custom_de: bool,
+    /// serde's `with` / `serialize_with`: the field's value alone does not
+    /// say how it is written (a sequence need not be written in order).
+    pub custom_ser: bool,
     /// `unique`, `index`, `sparse`, `partial(..)`.
     pub index: FieldIndexAttrs,
     /// Validation keys, in the order written.
@@ -391,6 +394,7 @@ impl FieldAttrs {
         let mut serde_skipped = false;
         let mut flatten = false;
         let mut custom_de = false;
+        let mut custom_ser = false;
         let mut index = FieldIndexAttrs::default();
         let mut validate = FieldRules::default();
         for attr in &field.attrs {
@@ -439,6 +443,10 @@ impl FieldAttrs {
                         skip_serde_value(&meta)
                     } else if meta.path.is_ident("with") || meta.path.is_ident("deserialize_with") {
                         custom_de = true;
+                        custom_ser |= meta.path.is_ident("with");
+                        skip_serde_value(&meta)
+                    } else if meta.path.is_ident("serialize_with") {
+                        custom_ser = true;
                         skip_serde_value(&meta)
                     } else {
                         skip_serde_value(&meta)
@@ -456,6 +464,7 @@ impl FieldAttrs {
             serde_skipped,
             flatten,
             custom_de,
+            custom_ser,
             index,
             validate,
             reference: reference.get(),

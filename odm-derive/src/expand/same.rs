@@ -36,7 +36,29 @@ pub fn document_methods(cont: &Container) -> TokenStream {
     let s = quote!(::odm::__private::same);
     let names = fields.iter().map(|f| &f.bson_name);
     let idents: Vec<_> = fields.iter().map(|f| f.ident).collect();
-    let bits: Vec<TokenStream> = (0..fields.len()).map(|i| quote!((1u128 << #i))).collect();
+    let bits: Vec<TokenStream> = (0..fields.len())
+        .map(|i| quote!((1u128 << #i)))
+        .collect();
+    let compare = fields.iter().zip(&bits).enumerate().map(|(i, (f, bit))| {
+        let ident = f.ident;
+        // A sequence written in order (no `serialize_with`) may copy its
+        // same first elements.
+        let prefix = if f.attrs.custom_ser {
+            quote!()
+        } else {
+            quote!(n => out.prefixes.push((#i, n)),)
+        };
+        quote! {
+            match (&#s::Probe(&self.#ident)).odm_compare(&shadow.#ident) {
+                #s::SAME => out.fields |= #bit,
+                0 => {}
+                #prefix
+                #[allow(unreachable_patterns)]
+                _ => {}
+            }
+        }
+    });
+    let indexes = 0..fields.len();
     quote! {
         fn __odm_tracked() -> &'static [&'static str] {
             &[#(#names),*]
@@ -45,23 +67,16 @@ pub fn document_methods(cont: &Container) -> TokenStream {
             use #s::{ViaClone as _, ViaNoClone as _};
             (&#s::Probe(self)).odm_clone().map(::odm::__private::Box::new)
         }
-        fn __odm_unchanged(&self, shadow: &Self) -> u128 {
+        fn __odm_unchanged(&self, shadow: &Self, out: &mut #s::Unchanged) {
             use #s::{ViaNothing as _, ViaSame as _};
-            let mut bits = 0u128;
-            #(
-                if (&#s::Probe(&self.#idents)).odm_same(&shadow.#idents) {
-                    bits |= #bits;
-                }
-            )*
-            bits
+            #(#compare)*
         }
-        fn __odm_reshadow(&self, shadow: &mut Self, known: u128) -> u128 {
-            use #s::{ViaClone as _, ViaNoClone as _, ViaNothing as _, ViaSame as _};
-            let mut bits = known;
+        fn __odm_reshadow(&self, shadow: &mut Self, known: &#s::Unchanged) -> u128 {
+            use #s::{ViaNothing as _, ViaSame as _};
+            let mut bits = known.fields;
             #(
-                if known & #bits == 0
-                    && (&#s::Probe(&self.#idents)).odm_clone_into(&mut shadow.#idents)
-                    && (&#s::Probe(&self.#idents)).odm_same(&shadow.#idents)
+                if known.fields & #bits == 0
+                    && (&#s::Probe(&self.#idents)).odm_sync(&mut shadow.#idents, known.prefix(#indexes))
                 {
                     bits |= #bits;
                 }
@@ -80,16 +95,27 @@ pub fn impl_same(cont: &Container) -> TokenStream {
     }
     let s = quote!(::odm::__private::same);
     let ident = cont.ident;
-    let idents = cont
+    let idents: Vec<_> = cont
         .fields
         .iter()
         .filter(|f| !f.attrs.serde_skipped)
-        .map(|f| f.ident);
+        .map(|f| f.ident)
+        .collect();
     quote! {
         impl #s::Same for #ident {
             fn same(&self, other: &Self) -> bool {
                 use #s::{ViaNothing as _, ViaSame as _};
                 true #(&& (&#s::Probe(&self.#idents)).odm_same(&other.#idents))*
+            }
+            fn sync_from(&mut self, from: &Self) {
+                use #s::{ViaNothing as _, ViaSame as _};
+                // A field that cannot be synced leaves the struct never
+                // the same, which is checked after.
+                #(
+                    if !(&#s::Probe(&self.#idents)).odm_same(&from.#idents) {
+                        (&#s::Probe(&from.#idents)).odm_sync(&mut self.#idents, 0);
+                    }
+                )*
             }
         }
     }

@@ -86,7 +86,7 @@ pub(crate) fn to_raw_spliced<T: Serialize>(
     capacity: usize,
     splice: &crate::codec::rawser::splice::Splice<'_>,
 ) -> Result<RawDocumentBuf, Error> {
-    if splice.unchanged != 0 {
+    if splice.unchanged.any() {
         if let Some(bytes) = crate::codec::rawser::splice::to_vec(value, capacity, splice) {
             if let Ok(raw) = RawDocumentBuf::from_bytes(bytes) {
                 return Ok(raw);

@@ -24,6 +24,70 @@ use mongodb::bson::oid::ObjectId;
 pub trait Same {
     /// `true` only if `self` and `other` are built of the same parts.
     fn same(&self, other: &Self) -> bool;
+
+    /// Makes `self` the same as `from`, part for part, keeping what it
+    /// holds where that is already the same (a vector's unchanged
+    /// elements, a string's buffer).
+    fn sync_from(&mut self, from: &Self);
+
+    /// [`SAME`] when `self` is the same as `other`; else, for a sequence,
+    /// how many leading elements the two have the same (0 for any other
+    /// value).
+    fn compare(&self, other: &Self) -> usize {
+        if self.same(other) {
+            SAME
+        } else {
+            0
+        }
+    }
+
+    /// [`sync_from`](Same::sync_from), when the first `at` elements of a
+    /// sequence are the same already ([`compare`](Same::compare) said so).
+    fn sync_from_at(&mut self, from: &Self, _at: usize) {
+        self.sync_from(from);
+    }
+
+    /// [`same`](Same::same), when the first `at` elements of a sequence
+    /// are known to be the same.
+    fn same_from(&self, other: &Self, _at: usize) -> bool {
+        self.same(other)
+    }
+}
+
+/// What [`Same::compare`] answers for values that are the same.
+pub const SAME: usize = usize::MAX;
+
+/// What a save knows of a value's top-level fields against its copy: bit
+/// `i` of `fields`, field `i` (in `Schema::__odm_tracked` order) is the
+/// same; each `(i, n)` of `prefixes`, field `i` is a sequence whose first
+/// `n > 0` elements are.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Unchanged {
+    /// The fields that are the same.
+    pub fields: u128,
+    /// The sequences with the same first elements.
+    pub prefixes: Vec<(usize, usize)>,
+}
+
+impl Unchanged {
+    /// Nothing known.
+    pub const NONE: Unchanged = Unchanged {
+        fields: 0,
+        prefixes: Vec::new(),
+    };
+
+    /// Whether anything is known.
+    pub fn any(&self) -> bool {
+        self.fields != 0 || !self.prefixes.is_empty()
+    }
+
+    /// The leading elements of field `i` known the same (0: none).
+    pub fn prefix(&self, i: usize) -> usize {
+        self.prefixes
+            .iter()
+            .find(|(field, _)| *field == i)
+            .map_or(0, |(_, n)| *n)
+    }
 }
 
 macro_rules! same_by_eq {
@@ -32,6 +96,10 @@ macro_rules! same_by_eq {
             #[inline]
             fn same(&self, other: &Self) -> bool {
                 self == other
+            }
+            #[inline]
+            fn sync_from(&mut self, from: &Self) {
+                self.clone_from(from);
             }
         }
     )*};
@@ -45,6 +113,10 @@ impl Same for mongodb::bson::DateTime {
     fn same(&self, other: &Self) -> bool {
         self.timestamp_millis() == other.timestamp_millis()
     }
+    #[inline]
+    fn sync_from(&mut self, from: &Self) {
+        *self = *from;
+    }
 }
 
 impl Same for f64 {
@@ -53,6 +125,10 @@ impl Same for f64 {
     fn same(&self, other: &Self) -> bool {
         self.to_bits() == other.to_bits()
     }
+    #[inline]
+    fn sync_from(&mut self, from: &Self) {
+        *self = *from;
+    }
 }
 
 impl Same for f32 {
@@ -60,9 +136,15 @@ impl Same for f32 {
     fn same(&self, other: &Self) -> bool {
         self.to_bits() == other.to_bits()
     }
+    #[inline]
+    fn sync_from(&mut self, from: &Self) {
+        *self = *from;
+    }
 }
 
-impl<T: Same> Same for Option<T> {
+/// A new value is made by `Clone`, which the containers below require: a
+/// copy made so is checked with `same` before it is trusted.
+impl<T: Same + Clone> Same for Option<T> {
     #[inline]
     fn same(&self, other: &Self) -> bool {
         match (self, other) {
@@ -71,43 +153,86 @@ impl<T: Same> Same for Option<T> {
             _ => false,
         }
     }
+    fn sync_from(&mut self, from: &Self) {
+        match (self, from) {
+            (Some(a), Some(b)) => a.sync_from(b),
+            (this, from) => this.clone_from(from),
+        }
+    }
 }
 
-impl<T: Same + ?Sized> Same for Box<T> {
+impl<T: Same> Same for Box<T> {
     #[inline]
     fn same(&self, other: &Self) -> bool {
         (**self).same(&**other)
     }
-}
-
-impl<T: Same> Same for [T] {
-    fn same(&self, other: &Self) -> bool {
-        self.len() == other.len() && self.iter().zip(other).all(|(a, b)| a.same(b))
+    #[inline]
+    fn sync_from(&mut self, from: &Self) {
+        (**self).sync_from(&**from);
     }
 }
 
-impl<T: Same> Same for Vec<T> {
+/// Whether two slices are the same, element for element.
+fn same_slice<T: Same>(a: &[T], b: &[T]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.same(b))
+}
+
+impl<T: Same + Clone> Same for Vec<T> {
     #[inline]
     fn same(&self, other: &Self) -> bool {
-        self[..].same(&other[..])
+        same_slice(self, other)
+    }
+    /// The common elements synced in place; the rest dropped or cloned.
+    fn sync_from(&mut self, from: &Self) {
+        self.sync_from_at(from, 0);
+    }
+    fn compare(&self, other: &Self) -> usize {
+        let n = self.iter().zip(other).take_while(|(a, b)| a.same(b)).count();
+        if n == self.len() && n == other.len() {
+            SAME
+        } else {
+            n
+        }
+    }
+    fn sync_from_at(&mut self, from: &Self, at: usize) {
+        self.truncate(from.len());
+        let at = at.min(self.len());
+        for (a, b) in self[at..].iter_mut().zip(&from[at..]) {
+            a.sync_from(b);
+        }
+        let have = self.len();
+        self.extend_from_slice(&from[have..]);
+    }
+    fn same_from(&self, other: &Self, at: usize) -> bool {
+        self.len() == other.len()
+            && at <= self.len()
+            && same_slice(&self[at..], &other[at..])
     }
 }
 
 impl<T: Same, const N: usize> Same for [T; N] {
     #[inline]
     fn same(&self, other: &Self) -> bool {
-        self[..].same(&other[..])
+        same_slice(self, other)
+    }
+    fn sync_from(&mut self, from: &Self) {
+        for (a, b) in self.iter_mut().zip(from) {
+            a.sync_from(b);
+        }
     }
 }
 
 /// In key order, which is its serialization order.
-impl<K: Same, V: Same> Same for BTreeMap<K, V> {
+impl<K: Same + Clone, V: Same + Clone> Same for BTreeMap<K, V> {
     fn same(&self, other: &Self) -> bool {
         self.len() == other.len()
             && self
                 .iter()
                 .zip(other)
                 .all(|((ka, va), (kb, vb))| ka.same(kb) && va.same(vb))
+    }
+    fn sync_from(&mut self, from: &Self) {
+        self.clone_from(from);
     }
 }
 
@@ -120,6 +245,11 @@ pub struct Probe<'a, F: ?Sized>(pub &'a F);
 pub trait ViaSame<F> {
     /// Whether the value is the same as `other`.
     fn odm_same(&self, other: &F) -> bool;
+    /// Makes `into` the same as the value, whose first `at` elements it
+    /// holds already; then whether it is the same.
+    fn odm_sync(&self, into: &mut F, at: usize) -> bool;
+    /// [`Same::compare`] of the value with `other`.
+    fn odm_compare(&self, other: &F) -> usize;
 }
 
 impl<F: Same> ViaSame<F> for Probe<'_, F> {
@@ -127,12 +257,25 @@ impl<F: Same> ViaSame<F> for Probe<'_, F> {
     fn odm_same(&self, other: &F) -> bool {
         self.0.same(other)
     }
+    #[inline]
+    fn odm_sync(&self, into: &mut F, at: usize) -> bool {
+        into.sync_from_at(self.0, at);
+        into.same_from(self.0, at)
+    }
+    #[inline]
+    fn odm_compare(&self, other: &F) -> usize {
+        self.0.compare(other)
+    }
 }
 
 /// The answers for a field type that is not [`Same`]: never known.
 pub trait ViaNothing<F> {
     /// Always `false`: the field is serialized.
     fn odm_same(&self, other: &F) -> bool;
+    /// `false`: `into` is left as it is.
+    fn odm_sync(&self, into: &mut F, at: usize) -> bool;
+    /// 0: nothing known.
+    fn odm_compare(&self, other: &F) -> usize;
 }
 
 impl<F> ViaNothing<F> for &Probe<'_, F> {
@@ -140,14 +283,20 @@ impl<F> ViaNothing<F> for &Probe<'_, F> {
     fn odm_same(&self, _other: &F) -> bool {
         false
     }
+    #[inline]
+    fn odm_sync(&self, _into: &mut F, _at: usize) -> bool {
+        false
+    }
+    #[inline]
+    fn odm_compare(&self, _other: &F) -> usize {
+        0
+    }
 }
 
-/// Copies of a value, when its type is `Clone`.
+/// A copy of a whole value, when its type is `Clone`.
 pub trait ViaClone<F> {
     /// A copy of the value.
     fn odm_clone(&self) -> Option<F>;
-    /// Makes `into` a copy of the value; `true` when done.
-    fn odm_clone_into(&self, into: &mut F) -> bool;
 }
 
 impl<F: Clone> ViaClone<F> for Probe<'_, F> {
@@ -155,29 +304,18 @@ impl<F: Clone> ViaClone<F> for Probe<'_, F> {
     fn odm_clone(&self) -> Option<F> {
         Some(self.0.clone())
     }
-    #[inline]
-    fn odm_clone_into(&self, into: &mut F) -> bool {
-        into.clone_from(self.0);
-        true
-    }
 }
 
-/// No copies of a value whose type is not `Clone`.
+/// No copy of a value whose type is not `Clone`.
 pub trait ViaNoClone<F> {
     /// `None`.
     fn odm_clone(&self) -> Option<F>;
-    /// `false`: `into` is left as it is.
-    fn odm_clone_into(&self, into: &mut F) -> bool;
 }
 
 impl<F> ViaNoClone<F> for &Probe<'_, F> {
     #[inline]
     fn odm_clone(&self) -> Option<F> {
         None
-    }
-    #[inline]
-    fn odm_clone_into(&self, _into: &mut F) -> bool {
-        false
     }
 }
 
@@ -218,7 +356,32 @@ mod tests {
         assert_eq!(copy.0, 1);
         struct NoClone;
         assert!((&Probe(&NoClone)).odm_clone().is_none());
-        let mut into = NoClone;
-        assert!(!(&Probe(&NoClone)).odm_clone_into(&mut into));
+        let mut into = Opaque(2);
+        assert!(!(&Probe(&a)).odm_sync(&mut into, 0));
+        assert_eq!(into.0, 2);
+    }
+
+    #[test]
+    fn sync_makes_the_same_value_in_place() {
+        let from = vec![Some("a".to_string()), None, Some("c".to_string())];
+        for start in [vec![], vec![None; 5], vec![Some("x".to_string())]] {
+            let mut into = start;
+            into.sync_from(&from);
+            assert!(into.same(&from));
+        }
+        let mut into = vec!["long enough".to_string()];
+        let buffer = into[0].as_ptr();
+        into.sync_from(&vec!["short".to_string()]);
+        assert_eq!(into, ["short"]);
+        assert_eq!(into[0].as_ptr(), buffer, "the string's buffer is kept");
+        assert_eq!(from.compare(&from.clone()), SAME);
+        assert_eq!(from.compare(&from[..2].to_vec()), 2);
+        assert_eq!(vec![1i32, 2, 3].compare(&vec![1, 5, 3]), 1);
+        let mut tail = vec![Some("a".to_string()), Some("b".to_string())];
+        tail.sync_from_at(&from, 1);
+        assert!(tail.same(&from) && tail.same_from(&from, 1));
+        let mut pair = [0.0f64, 1.0];
+        pair.sync_from(&[-0.0, 1.0]);
+        assert!(pair.same(&[-0.0, 1.0]));
     }
 }

@@ -355,7 +355,7 @@ impl<T: Document> Doc<T> {
         let snapshot = match plan.stamp {
             Some(stamp) => {
                 stamp.apply(&mut self.value);
-                known = 0;
+                known = crate::codec::same::Unchanged::NONE;
                 codec::to_raw(&self.value).unwrap_or(plan.current)
             }
             None => plan.current,
@@ -364,7 +364,7 @@ impl<T: Document> Doc<T> {
             // Taken at the first change.
             self.shadow = Shadow::None;
         } else {
-            self.shadow.saved(&self.value, known);
+            self.shadow.saved(&self.value, &known);
         }
         let base =
             base.and_then(|base| crate::plan::guard::rewrite::advance(&base, &moved, &snapshot));

@@ -12,6 +12,7 @@
 //! that does not copy every part leaves its field out), and by copying,
 //! after each save, the fields the save wrote.
 
+use crate::codec::same::Unchanged;
 use crate::schema::Schema;
 
 /// The copy, if the model has one.
@@ -35,26 +36,31 @@ impl<T: Schema> Shadow<T> {
         let Some(copy) = value.__odm_shadow() else {
             return Shadow::Off;
         };
-        match value.__odm_unchanged(&copy) {
+        match same_fields(value, &copy) {
             0 => Shadow::Off,
             valid => Shadow::On { copy, valid },
         }
     }
 
-    /// The fields in which `value` is what the snapshot holds.
-    pub(crate) fn unchanged(&self, value: &T) -> u128 {
-        match self {
-            Shadow::On { copy, valid } => value.__odm_unchanged(copy) & valid,
-            Shadow::None | Shadow::Off => 0,
-        }
+    /// What `value` holds as the snapshot does: whole fields, and the
+    /// first elements of sequences.
+    pub(crate) fn unchanged(&self, value: &T) -> Unchanged {
+        let Shadow::On { copy, valid } = self else {
+            return Unchanged::NONE;
+        };
+        let mut out = Unchanged::NONE;
+        value.__odm_unchanged(copy, &mut out);
+        out.fields &= valid;
+        out.prefixes.retain(|(i, _)| *i < 128 && valid & (1 << i) != 0);
+        out
     }
 
-    /// After a save whose snapshot is `value` serialized: `known` are the
-    /// fields the copy already holds as `value` does (the save found them
-    /// unchanged); the others are copied.
-    pub(crate) fn saved(&mut self, value: &T, known: u128) {
+    /// After a save whose snapshot is `value` serialized: `known` is what
+    /// the copy already holds as `value` does (what the save found
+    /// unchanged); the rest is copied.
+    pub(crate) fn saved(&mut self, value: &T, known: &Unchanged) {
         if let Shadow::On { copy, valid } = self {
-            *valid = value.__odm_reshadow(copy, known & *valid);
+            *valid = value.__odm_reshadow(copy, known);
         }
     }
 }
@@ -68,9 +74,16 @@ impl<T: Schema + Clone> Shadow<T> {
             Shadow::Off => Shadow::Off,
             Shadow::On { copy, valid } => {
                 let again: Box<T> = copy.clone();
-                let valid = copy.__odm_unchanged(&again) & valid;
+                let valid = same_fields(&**copy, &*again) & valid;
                 Shadow::On { copy: again, valid }
             }
         }
     }
+}
+
+/// The fields in which `a` and `b` are the same.
+fn same_fields<T: Schema>(a: &T, b: &T) -> u128 {
+    let mut out = Unchanged::NONE;
+    a.__odm_unchanged(b, &mut out);
+    out.fields
 }

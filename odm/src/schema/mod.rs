@@ -60,22 +60,22 @@ pub trait Schema: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static {
         None
     }
 
-    /// The fields (bits, in [`__odm_tracked`] order) in which `self` is
-    /// the same as `shadow`, part for part (`codec::same::Same`); a field
-    /// whose type cannot tell is never the same.
+    /// Adds to `out` the fields (bits, in [`__odm_tracked`] order) in
+    /// which `self` is the same as `shadow`, part for part
+    /// (`codec::same::Same`), and the sequences whose first elements are;
+    /// a field whose type cannot tell is never the same.
     ///
     /// [`__odm_tracked`]: Schema::__odm_tracked
     #[doc(hidden)]
-    fn __odm_unchanged(&self, _shadow: &Self) -> u128 {
-        0
-    }
+    fn __odm_unchanged(&self, _shadow: &Self, _out: &mut crate::codec::same::Unchanged) {}
 
-    /// Copies into `shadow` each field not in `known` (bits as in
-    /// [`__odm_unchanged`](Schema::__odm_unchanged)); returns `known` and
-    /// the copied fields that are now the same as `self`'s.
+    /// Makes `shadow` the same as `self` in each field not in `known`
+    /// (as [`__odm_unchanged`](Schema::__odm_unchanged) found it, its
+    /// prefixes included); returns `known.fields` and the fields that are
+    /// now the same.
     #[doc(hidden)]
-    fn __odm_reshadow(&self, _shadow: &mut Self, known: u128) -> u128 {
-        known
+    fn __odm_reshadow(&self, _shadow: &mut Self, known: &crate::codec::same::Unchanged) -> u128 {
+        known.fields
     }
 
     /// Runs every declared validator, collecting all failures.

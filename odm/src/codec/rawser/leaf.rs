@@ -43,6 +43,13 @@ fn parse_oid(hex: &[u8]) -> Result<[u8; 12]> {
 /// value except strings and structs, which each serializer handles itself.
 macro_rules! give_up_on_non_strings {
     () => {
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
+            Err(GiveUp)
+        }
+        give_up_on_non_strings!(but_sequences);
+    };
+    // For a serializer that writes sequences itself.
+    (but_sequences) => {
         fn serialize_bool(self, _: bool) -> Result<()> {
             Err(GiveUp)
         }
@@ -111,9 +118,6 @@ macro_rules! give_up_on_non_strings {
             _: &'static str,
             _: &T,
         ) -> Result<()> {
-            Err(GiveUp)
-        }
-        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
             Err(GiveUp)
         }
         fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {

@@ -6,9 +6,10 @@
 
 use serde::ser::{self, Impossible, Serialize};
 
-use super::compound::Struct;
+use super::compound::{Array, Struct};
 use super::leaf::give_up_on_non_strings;
-use super::{short, GiveUp, Result, Writer, EXTENDED};
+use super::{short, tag, GiveUp, Result, Writer, EXTENDED};
+use crate::codec::same::Unchanged;
 use crate::codec::scan::Walk;
 
 /// Which top-level fields to copy, and from where.
@@ -17,9 +18,10 @@ pub(crate) struct Splice<'s> {
     pub from: &'s [u8],
     /// The fields' stored names, in declaration order (serde's order).
     pub names: &'static [&'static str],
-    /// Bit `i`: the field `names[i]` is the same as when `from` was
-    /// written (only the first 128 names can be).
-    pub unchanged: u128,
+    /// What is the same as when `from` was written: bit `i` of its
+    /// fields, the whole field `names[i]`; each `(i, n)` of its prefixes,
+    /// the first `n` elements of the sequence `names[i]`.
+    pub unchanged: &'s Unchanged,
 }
 
 /// The bytes of `value` as [`to_vec`](super::to_vec) writes them, with the
@@ -56,7 +58,7 @@ struct Top<'s> {
 /// What is copied, and where the copying stands.
 struct Copying<'s> {
     names: &'static [&'static str],
-    unchanged: u128,
+    unchanged: &'s Unchanged,
     /// Where the next field's name is searched from in `names`.
     next_name: usize,
     /// The earlier document, at the element after the last one copied.
@@ -64,30 +66,56 @@ struct Copying<'s> {
 }
 
 impl<'s> Copying<'s> {
-    /// The earlier bytes of the element `key` (type, key and value), when
-    /// the field is unchanged and the earlier document holds it after the
-    /// last element copied.
-    fn take(&mut self, key: &str) -> Option<&'s [u8]> {
+    /// What the earlier document gives the element `key`: its bytes
+    /// (type, key and value) when the field is unchanged, its array's
+    /// value and the number of leading elements unchanged when those are
+    /// known; nothing when the field is not known unchanged or the
+    /// earlier document does not hold it after the last element copied.
+    fn take(&mut self, key: &str) -> Take<'s> {
         // serde writes the fields in declaration order; one that is skipped
         // (`skip_serializing_if`) is passed over.
-        let rest = self.names.get(self.next_name..)?;
-        let i = self.next_name + rest.iter().position(|n| *n == key)?;
+        let Some(rest) = self.names.get(self.next_name..) else {
+            return Take::Nothing;
+        };
+        let Some(at) = rest.iter().position(|n| *n == key) else {
+            return Take::Nothing;
+        };
+        let i = self.next_name + at;
         self.next_name = i + 1;
-        if i >= 128 || self.unchanged & (1 << i) == 0 {
-            return None;
+        let whole = i < 128 && self.unchanged.fields & (1 << i) != 0;
+        let prefix = if whole { 0 } else { self.unchanged.prefix(i) };
+        if !whole && prefix == 0 {
+            return Take::Nothing;
         }
         // Usually the next element; one the earlier value wrote and this
         // one skips (or the reverse) is passed over.
         let mut walk = self.from.clone();
         loop {
             let start = walk.at();
-            let elem = walk.next_elem().ok()??;
-            if elem.key == key.as_bytes() {
-                self.from = walk.clone();
-                return Some(walk.since(start));
+            let Ok(Some(elem)) = walk.next_elem() else {
+                return Take::Nothing;
+            };
+            if elem.key != key.as_bytes() {
+                continue;
             }
+            self.from = walk.clone();
+            return match whole {
+                true => Take::Whole(walk.since(start)),
+                false if elem.is_array() => Take::Prefix(elem.value, prefix),
+                false => Take::Nothing,
+            };
         }
     }
+}
+
+/// See [`Copying::take`].
+enum Take<'s> {
+    Nothing,
+    /// The whole element.
+    Whole(&'s [u8]),
+    /// An array's value (its length, elements and NUL), and how many of
+    /// its leading elements to copy.
+    Prefix(&'s [u8], usize),
 }
 
 impl<'a, 's> ser::Serializer for &'a mut Top<'s> {
@@ -137,13 +165,111 @@ impl ser::SerializeStruct for Fields<'_, '_> {
         key: &'static str,
         value: &T,
     ) -> Result<()> {
-        if let (Some(bytes), Struct::Doc(doc)) = (self.copying.take(key), &mut self.inner) {
-            doc.w.bytes.extend_from_slice(bytes);
-            return Ok(());
+        let Struct::Doc(doc) = &mut self.inner else {
+            return Err(GiveUp);
+        };
+        match self.copying.take(key) {
+            Take::Whole(bytes) => {
+                doc.w.bytes.extend_from_slice(bytes);
+                Ok(())
+            }
+            Take::Prefix(old, n) => {
+                doc.w.key(key)?;
+                value.serialize(Prefixed { w: doc.w, old, n })
+            }
+            Take::Nothing => ser::SerializeStruct::serialize_field(&mut self.inner, key, value),
         }
-        ser::SerializeStruct::serialize_field(&mut self.inner, key, value)
     }
     fn end(self) -> Result<()> {
         ser::SerializeStruct::end(self.inner)
+    }
+}
+
+/// A sequence whose first `n` elements are copied from `old` (an array's
+/// value) instead of serialized: serde still passes them, and they are
+/// skipped. Anything but a sequence gives up (the caller then serializes
+/// the whole value).
+struct Prefixed<'a> {
+    w: &'a mut Writer,
+    old: &'a [u8],
+    n: usize,
+}
+
+impl<'a> ser::Serializer for Prefixed<'a> {
+    type Ok = ();
+    type Error = GiveUp;
+    type SerializeSeq = Skipping<'a>;
+    type SerializeTuple = Impossible<(), GiveUp>;
+    type SerializeTupleStruct = Impossible<(), GiveUp>;
+    type SerializeTupleVariant = Impossible<(), GiveUp>;
+    type SerializeMap = Impossible<(), GiveUp>;
+    type SerializeStruct = Impossible<(), GiveUp>;
+    type SerializeStructVariant = Impossible<(), GiveUp>;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn serialize_seq(self, len: Option<usize>) -> Result<Skipping<'a>> {
+        if len.is_some_and(|len| len < self.n) {
+            return Err(GiveUp);
+        }
+        self.w.set_type(tag::ARRAY)?;
+        let start = self.w.open();
+        // The old array's first `n` elements, whose keys are `0`..`n - 1`
+        // as this array's are.
+        let mut walk = Walk::new(self.old).map_err(|_| GiveUp)?;
+        let from = walk.at();
+        for _ in 0..self.n {
+            match walk.next_elem() {
+                Ok(Some(_)) => {}
+                _ => return Err(GiveUp),
+            }
+        }
+        self.w.bytes.extend_from_slice(walk.since(from));
+        Ok(Skipping {
+            array: Array {
+                w: self.w,
+                start,
+                next: self.n,
+            },
+            skip: self.n,
+        })
+    }
+
+    fn serialize_str(self, _: &str) -> Result<()> {
+        Err(GiveUp)
+    }
+
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
+        Err(GiveUp)
+    }
+
+    give_up_on_non_strings!(but_sequences);
+}
+
+/// The array being written after its copied elements.
+struct Skipping<'a> {
+    array: Array<'a>,
+    /// Elements still to pass over (copied already).
+    skip: usize,
+}
+
+impl ser::SerializeSeq for Skipping<'_> {
+    type Ok = ();
+    type Error = GiveUp;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        if self.skip > 0 {
+            self.skip -= 1;
+            return Ok(());
+        }
+        ser::SerializeSeq::serialize_element(&mut self.array, value)
+    }
+    fn end(self) -> Result<()> {
+        if self.skip > 0 {
+            // Fewer elements than copied: not the sequence compared.
+            return Err(GiveUp);
+        }
+        ser::SerializeSeq::end(self.array)
     }
 }

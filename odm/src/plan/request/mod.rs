@@ -31,10 +31,10 @@ use crate::schema::Schema;
 pub(crate) struct Plan {
     /// The current value, serialized: the next snapshot on success.
     pub current: RawDocumentBuf,
-    /// The top-level fields (bits, in `Schema::__odm_tracked` order) the
-    /// value was known to hold as the snapshot does: copied, not
-    /// serialized, into `current`.
-    pub unchanged: u128,
+    /// What the value was known to hold as the snapshot does (top-level
+    /// fields, the first elements of sequences): copied, not serialized,
+    /// into `current`.
+    pub unchanged: crate::codec::same::Unchanged,
     pub changes: Vec<Change>,
     pub effect: Effect,
     /// The `timestamps` this save writes; put into the value on success.
@@ -85,7 +85,7 @@ impl Plan {
 pub(crate) fn plan<T: Schema>(
     value: &T,
     tracked: &Tracked,
-    unchanged: u128,
+    unchanged: crate::codec::same::Unchanged,
     increment: bool,
     in_doubt: bool,
     schema: &SchemaState,
@@ -102,11 +102,11 @@ pub(crate) fn plan<T: Schema>(
     };
     let mut current = match tracked {
         // The fields known unchanged are copied from the snapshot.
-        Tracked::Snapshot { snapshot, .. } if unchanged != 0 => {
+        Tracked::Snapshot { snapshot, .. } if unchanged.any() => {
             let splice = codec::rawser::splice::Splice {
                 from: snapshot.as_bytes(),
                 names: T::__odm_tracked(),
-                unchanged,
+                unchanged: &unchanged,
             };
             codec::to_raw_spliced(value, capacity, &splice)?
         }

@@ -37,7 +37,7 @@ impl crate::schema::Schema for Item {
 fn plan(changes: Vec<Change>, effect: Effect) -> Plan {
     Plan {
         current: RawDocumentBuf::try_from(&doc! { "_id": 1, "n": 7 }).unwrap(),
-        unchanged: 0,
+        unchanged: crate::codec::same::Unchanged::NONE,
         changes,
         effect,
         stamp: None,
