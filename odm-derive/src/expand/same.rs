@@ -36,9 +36,7 @@ pub fn document_methods(cont: &Container) -> TokenStream {
     let s = quote!(::odm::__private::same);
     let names = fields.iter().map(|f| &f.bson_name);
     let idents: Vec<_> = fields.iter().map(|f| f.ident).collect();
-    let bits: Vec<TokenStream> = (0..fields.len())
-        .map(|i| quote!((1u128 << #i)))
-        .collect();
+    let bits: Vec<TokenStream> = (0..fields.len()).map(|i| quote!((1u128 << #i))).collect();
     let compare = fields.iter().zip(&bits).enumerate().map(|(i, (f, bit))| {
         let ident = f.ident;
         // A sequence written in order (no `serialize_with`) may copy its

@@ -32,7 +32,8 @@ pub trait Same {
 
     /// [`SAME`] when `self` is the same as `other`; else, for a sequence,
     /// how many leading elements the two have the same (0 for any other
-    /// value).
+    /// value), with [`ALL_OF_OTHER`] added when they are all of `other`'s
+    /// (`self` appended to it).
     fn compare(&self, other: &Self) -> usize {
         if self.same(other) {
             SAME
@@ -57,10 +58,15 @@ pub trait Same {
 /// What [`Same::compare`] answers for values that are the same.
 pub const SAME: usize = usize::MAX;
 
+/// Added by [`Same::compare`] to a count of leading elements that are all
+/// of the other sequence's.
+pub const ALL_OF_OTHER: usize = 1 << (usize::BITS - 2);
+
 /// What a save knows of a value's top-level fields against its copy: bit
 /// `i` of `fields`, field `i` (in `Schema::__odm_tracked` order) is the
 /// same; each `(i, n)` of `prefixes`, field `i` is a sequence whose first
-/// `n > 0` elements are.
+/// `n > 0` elements are (with [`ALL_OF_OTHER`] added when those are all
+/// the snapshot's).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Unchanged {
     /// The fields that are the same.
@@ -83,10 +89,18 @@ impl Unchanged {
 
     /// The leading elements of field `i` known the same (0: none).
     pub fn prefix(&self, i: usize) -> usize {
+        self.prefix_of(i).0
+    }
+
+    /// [`prefix`](Unchanged::prefix), and whether those are all the
+    /// elements the snapshot holds.
+    pub fn prefix_of(&self, i: usize) -> (usize, bool) {
         self.prefixes
             .iter()
             .find(|(field, _)| *field == i)
-            .map_or(0, |(_, n)| *n)
+            .map_or((0, false), |(_, n)| {
+                (n & !ALL_OF_OTHER, n & ALL_OF_OTHER != 0)
+            })
     }
 }
 
@@ -187,11 +201,15 @@ impl<T: Same + Clone> Same for Vec<T> {
         self.sync_from_at(from, 0);
     }
     fn compare(&self, other: &Self) -> usize {
-        let n = self.iter().zip(other).take_while(|(a, b)| a.same(b)).count();
-        if n == self.len() && n == other.len() {
-            SAME
-        } else {
-            n
+        let n = self
+            .iter()
+            .zip(other)
+            .take_while(|(a, b)| a.same(b))
+            .count();
+        match (n == self.len(), n == other.len()) {
+            (true, true) => SAME,
+            (false, true) if n > 0 => n | ALL_OF_OTHER,
+            _ => n,
         }
     }
     fn sync_from_at(&mut self, from: &Self, at: usize) {
@@ -204,9 +222,7 @@ impl<T: Same + Clone> Same for Vec<T> {
         self.extend_from_slice(&from[have..]);
     }
     fn same_from(&self, other: &Self, at: usize) -> bool {
-        self.len() == other.len()
-            && at <= self.len()
-            && same_slice(&self[at..], &other[at..])
+        self.len() == other.len() && at <= self.len() && same_slice(&self[at..], &other[at..])
     }
 }
 
@@ -375,7 +391,8 @@ mod tests {
         assert_eq!(into, ["short"]);
         assert_eq!(into[0].as_ptr(), buffer, "the string's buffer is kept");
         assert_eq!(from.compare(&from.clone()), SAME);
-        assert_eq!(from.compare(&from[..2].to_vec()), 2);
+        assert_eq!(from.compare(&from[..2].to_vec()), 2 | ALL_OF_OTHER);
+        assert_eq!(from[..2].to_vec().compare(&from), 2);
         assert_eq!(vec![1i32, 2, 3].compare(&vec![1, 5, 3]), 1);
         let mut tail = vec![Some("a".to_string()), Some("b".to_string())];
         tail.sync_from_at(&from, 1);

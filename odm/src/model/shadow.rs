@@ -51,7 +51,8 @@ impl<T: Schema> Shadow<T> {
         let mut out = Unchanged::NONE;
         value.__odm_unchanged(copy, &mut out);
         out.fields &= valid;
-        out.prefixes.retain(|(i, _)| *i < 128 && valid & (1 << i) != 0);
+        out.prefixes
+            .retain(|(i, _)| *i < 128 && valid & (1 << i) != 0);
         out
     }
 

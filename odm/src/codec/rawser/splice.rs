@@ -83,8 +83,15 @@ impl<'s> Copying<'s> {
         let i = self.next_name + at;
         self.next_name = i + 1;
         let whole = i < 128 && self.unchanged.fields & (1 << i) != 0;
-        let prefix = if whole { 0 } else { self.unchanged.prefix(i) };
-        if !whole && prefix == 0 {
+        let prefix = match whole {
+            true => (0, false),
+            false => self.unchanged.prefix_of(i),
+        };
+        let prefix = Prefix {
+            n: prefix.0,
+            all: prefix.1,
+        };
+        if !whole && prefix.n == 0 {
             return Take::Nothing;
         }
         // Usually the next element; one the earlier value wrote and this
@@ -115,7 +122,15 @@ enum Take<'s> {
     Whole(&'s [u8]),
     /// An array's value (its length, elements and NUL), and how many of
     /// its leading elements to copy.
-    Prefix(&'s [u8], usize),
+    Prefix(&'s [u8], Prefix),
+}
+
+/// The leading elements of an array to copy.
+#[derive(Clone, Copy)]
+struct Prefix {
+    n: usize,
+    /// They are all the array holds.
+    all: bool,
 }
 
 impl<'a, 's> ser::Serializer for &'a mut Top<'s> {
@@ -173,9 +188,13 @@ impl ser::SerializeStruct for Fields<'_, '_> {
                 doc.w.bytes.extend_from_slice(bytes);
                 Ok(())
             }
-            Take::Prefix(old, n) => {
+            Take::Prefix(old, prefix) => {
                 doc.w.key(key)?;
-                value.serialize(Prefixed { w: doc.w, old, n })
+                value.serialize(Prefixed {
+                    w: doc.w,
+                    old,
+                    prefix,
+                })
             }
             Take::Nothing => ser::SerializeStruct::serialize_field(&mut self.inner, key, value),
         }
@@ -192,7 +211,7 @@ impl ser::SerializeStruct for Fields<'_, '_> {
 struct Prefixed<'a> {
     w: &'a mut Writer,
     old: &'a [u8],
-    n: usize,
+    prefix: Prefix,
 }
 
 impl<'a> ser::Serializer for Prefixed<'a> {
@@ -211,29 +230,36 @@ impl<'a> ser::Serializer for Prefixed<'a> {
     }
 
     fn serialize_seq(self, len: Option<usize>) -> Result<Skipping<'a>> {
-        if len.is_some_and(|len| len < self.n) {
+        let n = self.prefix.n;
+        if len.is_some_and(|len| len < n) {
             return Err(GiveUp);
         }
         self.w.set_type(tag::ARRAY)?;
         let start = self.w.open();
         // The old array's first `n` elements, whose keys are `0`..`n - 1`
-        // as this array's are.
+        // as this array's are: all of its elements (between its length
+        // and its NUL), or those a walk counts.
         let mut walk = Walk::new(self.old).map_err(|_| GiveUp)?;
         let from = walk.at();
-        for _ in 0..self.n {
-            match walk.next_elem() {
-                Ok(Some(_)) => {}
-                _ => return Err(GiveUp),
+        let elements = if self.prefix.all {
+            &self.old[from..self.old.len() - 1]
+        } else {
+            for _ in 0..n {
+                match walk.next_elem() {
+                    Ok(Some(_)) => {}
+                    _ => return Err(GiveUp),
+                }
             }
-        }
-        self.w.bytes.extend_from_slice(walk.since(from));
+            walk.since(from)
+        };
+        self.w.bytes.extend_from_slice(elements);
         Ok(Skipping {
             array: Array {
                 w: self.w,
                 start,
-                next: self.n,
+                next: n,
             },
-            skip: self.n,
+            skip: n,
         })
     }
 

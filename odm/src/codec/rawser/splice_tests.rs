@@ -58,12 +58,17 @@ struct Rng(u64);
 
 impl Rng {
     fn next(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (self.0 >> 33) % n
     }
     fn text(&mut self) -> String {
         let len = self.next(20) as usize;
-        (0..len).map(|_| (b'a' + self.next(26) as u8) as char).collect()
+        (0..len)
+            .map(|_| (b'a' + self.next(26) as u8) as char)
+            .collect()
     }
     fn sub(&mut self) -> Sub {
         Sub {
