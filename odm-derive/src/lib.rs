@@ -40,7 +40,9 @@ pub fn derive_validate(input: TokenStream) -> TokenStream {
 
 /// Derives `odm::Fields` for an embedded sub-document: typed paths of its
 /// fields (`Post::fields().comments().text()`), named like the Rust fields,
-/// stored names after serde's renames. Reads only serde's attributes.
+/// stored names after serde's renames. Reads only serde's attributes. A
+/// struct without type parameters also gets the part-for-part comparison
+/// a save uses to skip unchanged values without serializing them.
 #[proc_macro_derive(Fields, attributes(odm))]
 pub fn derive_fields(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

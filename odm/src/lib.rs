@@ -88,7 +88,9 @@ pub use odm_derive::Document;
 /// `#[derive(Validate)]` for embedded sub-documents; see [`validate`].
 pub use odm_derive::Validate;
 
-/// `#[derive(Fields)]`: typed paths for embedded sub-documents; see [`fields`].
+/// `#[derive(Fields)]`: typed paths for embedded sub-documents; see
+/// [`fields`]. It also lets a save tell an unchanged sub-document without
+/// serializing it (see "What a save costs" in the guide).
 pub use odm_derive::Fields;
 
 pub use mongodb::bson;
