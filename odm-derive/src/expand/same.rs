@@ -101,6 +101,7 @@ pub fn impl_same(cont: &Container) -> TokenStream {
         .collect();
     quote! {
         impl #s::Same for #ident {
+            #[inline]
             fn same(&self, other: &Self) -> bool {
                 use #s::{ViaNothing as _, ViaSame as _};
                 true #(&& (&#s::Probe(&self.#idents)).odm_same(&other.#idents))*

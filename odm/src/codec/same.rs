@@ -119,7 +119,8 @@ macro_rules! same_by_eq {
     )*};
 }
 
-// Integers, booleans, characters and text: equal values are the same bits.
+// Integers, booleans, characters, text and ids: equal values are the
+// same bits.
 same_by_eq!(bool, char, i8, i16, i32, i64, u8, u16, u32, u64, isize, usize, String, ObjectId);
 
 impl Same for mongodb::bson::DateTime {
@@ -349,6 +350,30 @@ mod tests {
         assert!(f64::NAN.same(&f64::NAN));
         assert!(1.5f64.same(&1.5));
         assert!(!0.0f32.same(&-0.0));
+    }
+
+    #[test]
+    fn strings_and_ids_compare_every_byte() {
+        let text: String = (0..70).map(|i| (b'a' + i % 26) as char).collect();
+        for n in 0..text.len() {
+            let (a, mut b) = (text[..n + 1].to_string(), text[..n + 1].to_string());
+            assert!(a.same(&b));
+            for at in [0, n / 2, n] {
+                b = a.clone();
+                let mut bytes = b.into_bytes();
+                bytes[at] ^= 1;
+                b = String::from_utf8(bytes).unwrap();
+                assert!(!a.same(&b), "{n} {at}");
+            }
+            assert!(!a.same(&text[..n].to_string()));
+        }
+        let id = ObjectId::new();
+        for at in 0..12 {
+            let mut bytes = id.bytes();
+            bytes[at] ^= 1;
+            assert!(!id.same(&ObjectId::from_bytes(bytes)));
+        }
+        assert!(id.same(&id.clone()));
     }
 
     #[test]

@@ -256,8 +256,14 @@ pub(crate) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
         let bytes: [u8; CHUNK] = s[i..i + CHUNK].try_into().unwrap_or_default();
         u128::from_le_bytes(bytes)
     };
+    // Whole blocks first, compared by `memcmp` (wide vector compares);
+    // then 16 bytes at a time inside the block that differs.
+    const BLOCK: usize = 1024;
     let n = a.len().min(b.len());
     let mut i = 0;
+    while i + BLOCK <= n && a[i..i + BLOCK] == b[i..i + BLOCK] {
+        i += BLOCK;
+    }
     while i + CHUNK <= n {
         let diff = chunk(a, i) ^ chunk(b, i);
         if diff != 0 {

@@ -102,6 +102,16 @@ fn common_prefixes_are_counted_to_the_first_differing_byte() {
     assert_eq!(common_prefix(&a[..40], &a), 40);
     assert_eq!(common_prefix(&a, &a[..17]), 17);
     assert_eq!(common_prefix(&[], &a), 0);
+    // Past the first 1,024-byte blocks compared whole.
+    let long: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
+    for at in [1023, 1024, 1025, 2047, 2048, 3000, 4095, 4096, 4999] {
+        let mut b = long.clone();
+        b[at] ^= 1;
+        assert_eq!(common_prefix(&long, &b), at, "{at}");
+        assert_eq!(common_prefix(&b[..at + 1], &long), at, "{at}");
+    }
+    assert_eq!(common_prefix(&long, &long), 5000);
+    assert_eq!(common_prefix(&long[..3000], &long), 3000);
 }
 
 #[test]
