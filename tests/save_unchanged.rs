@@ -1,9 +1,9 @@
 //! A save skips the top-level fields that did not change without
 //! serializing them: it compares them in memory with a copy taken at the
-//! snapshot, part for part (a field of an embedded struct that derives
-//! `Fields`, or of a standard or BSON type). What it sends and stores is
-//! what serializing everything would give. Seen here through a field
-//! written by `serialize_with`, which counts its calls on this thread.
+//! snapshot, part for part (vectors, maps and embedded structs that derive
+//! `Fields`, of standard or BSON types). What it sends and stores is what
+//! serializing everything would give. Seen here through a field written by
+//! `serialize_with`, which counts its calls on this thread.
 
 use std::cell::Cell;
 
@@ -71,6 +71,7 @@ struct Board {
     id: ObjectId,
     title: String,
     score: f64,
+    weights: Vec<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<String>,
     tallies: Vec<Tally>,
@@ -87,6 +88,7 @@ fn board() -> Board {
         id: ObjectId::new(),
         title: "first".into(),
         score: 0.0,
+        weights: vec![0.0, 1.0],
         note: None,
         tallies: (0..50).map(tally).collect(),
         opaque: vec![Opaque {
@@ -193,6 +195,23 @@ async fn negative_zero_is_a_change() {
         Bson::Double(x) => assert!(x.is_sign_positive(), "stored {x}"),
         other => panic!("score stored as {other:?}"),
     }
+    // In a vector, which a save compares instead of serializing.
+    doc.weights[0] = -0.0;
+    let update = doc.changes().unwrap().1;
+    assert_eq!(
+        update,
+        doc! { "$set": { "weights.0": -0.0 }, "$inc": { "__v": 1 } }
+    );
+    doc.save().await.unwrap();
+    assert_stored_is(&boards, &doc).await;
+    let stored = common::stored(&boards, id).await;
+    let weight = stored.get_array("weights").unwrap()[0].as_f64().unwrap();
+    assert!(weight.is_sign_negative(), "stored {weight}");
+    doc.weights[0] = 0.0;
+    doc.save().await.unwrap();
+    let stored = common::stored(&boards, id).await;
+    let weight = stored.get_array("weights").unwrap()[0].as_f64().unwrap();
+    assert!(weight.is_sign_positive(), "stored {weight}");
     t.finish().await;
 }
 

@@ -46,13 +46,16 @@ pub fn document_methods(cont: &Container) -> TokenStream {
         } else {
             quote!(n => out.prefixes.push((#i, n)),)
         };
+        // A scalar is written faster than compared and looked up.
         quote! {
-            match (&#s::Probe(&self.#ident)).odm_compare(&shadow.#ident) {
-                #s::SAME => out.fields |= #bit,
-                0 => {}
-                #prefix
-                #[allow(unreachable_patterns)]
-                _ => {}
+            if (&#s::Probe(&self.#ident)).odm_tracked() {
+                match (&#s::Probe(&self.#ident)).odm_compare(&shadow.#ident) {
+                    #s::SAME => out.fields |= #bit,
+                    0 => {}
+                    #prefix
+                    #[allow(unreachable_patterns)]
+                    _ => {}
+                }
             }
         }
     });
@@ -74,6 +77,7 @@ pub fn document_methods(cont: &Container) -> TokenStream {
             let mut bits = known.fields;
             #(
                 if known.fields & #bits == 0
+                    && (&#s::Probe(&self.#idents)).odm_tracked()
                     && (&#s::Probe(&self.#idents)).odm_sync(&mut shadow.#idents, known.prefix(#indexes))
                 {
                     bits |= #bits;

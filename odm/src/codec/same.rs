@@ -22,6 +22,13 @@ use mongodb::bson::oid::ObjectId;
 
 /// Values that are the same, part for part (see the module docs).
 pub trait Same {
+    /// Whether a save compares a top-level field of this type rather than
+    /// serialize it: a value of parts (a vector, a map, an embedded
+    /// struct), whose serialization costs more than the comparison and the
+    /// lookup of its bytes. A number, a string or an id is written faster
+    /// than it is looked up.
+    const COMPOUND: bool = true;
+
     /// `true` only if `self` and `other` are built of the same parts.
     fn same(&self, other: &Self) -> bool;
 
@@ -107,6 +114,7 @@ impl Unchanged {
 macro_rules! same_by_eq {
     ($($t:ty),*) => {$(
         impl Same for $t {
+            const COMPOUND: bool = false;
             #[inline]
             fn same(&self, other: &Self) -> bool {
                 self == other
@@ -124,6 +132,7 @@ macro_rules! same_by_eq {
 same_by_eq!(bool, char, i8, i16, i32, i64, u8, u16, u32, u64, isize, usize, String, ObjectId);
 
 impl Same for mongodb::bson::DateTime {
+    const COMPOUND: bool = false;
     #[inline]
     fn same(&self, other: &Self) -> bool {
         self.timestamp_millis() == other.timestamp_millis()
@@ -135,6 +144,7 @@ impl Same for mongodb::bson::DateTime {
 }
 
 impl Same for f64 {
+    const COMPOUND: bool = false;
     /// The same bits: `-0.0` is not `0.0`, and a NaN is itself.
     #[inline]
     fn same(&self, other: &Self) -> bool {
@@ -147,6 +157,7 @@ impl Same for f64 {
 }
 
 impl Same for f32 {
+    const COMPOUND: bool = false;
     #[inline]
     fn same(&self, other: &Self) -> bool {
         self.to_bits() == other.to_bits()
@@ -160,6 +171,7 @@ impl Same for f32 {
 /// A new value is made by `Clone`, which the containers below require: a
 /// copy made so is checked with `same` before it is trusted.
 impl<T: Same + Clone> Same for Option<T> {
+    const COMPOUND: bool = T::COMPOUND;
     #[inline]
     fn same(&self, other: &Self) -> bool {
         match (self, other) {
@@ -177,6 +189,7 @@ impl<T: Same + Clone> Same for Option<T> {
 }
 
 impl<T: Same> Same for Box<T> {
+    const COMPOUND: bool = T::COMPOUND;
     #[inline]
     fn same(&self, other: &Self) -> bool {
         (**self).same(&**other)
@@ -267,6 +280,8 @@ pub trait ViaSame<F> {
     fn odm_sync(&self, into: &mut F, at: usize) -> bool;
     /// [`Same::compare`] of the value with `other`.
     fn odm_compare(&self, other: &F) -> usize;
+    /// [`Same::COMPOUND`]: a save compares the field.
+    fn odm_tracked(&self) -> bool;
 }
 
 impl<F: Same> ViaSame<F> for Probe<'_, F> {
@@ -283,6 +298,10 @@ impl<F: Same> ViaSame<F> for Probe<'_, F> {
     fn odm_compare(&self, other: &F) -> usize {
         self.0.compare(other)
     }
+    #[inline]
+    fn odm_tracked(&self) -> bool {
+        F::COMPOUND
+    }
 }
 
 /// The answers for a field type that is not [`Same`]: never known.
@@ -293,6 +312,8 @@ pub trait ViaNothing<F> {
     fn odm_sync(&self, into: &mut F, at: usize) -> bool;
     /// 0: nothing known.
     fn odm_compare(&self, other: &F) -> usize;
+    /// `false`: the field is serialized.
+    fn odm_tracked(&self) -> bool;
 }
 
 impl<F> ViaNothing<F> for &Probe<'_, F> {
@@ -307,6 +328,10 @@ impl<F> ViaNothing<F> for &Probe<'_, F> {
     #[inline]
     fn odm_compare(&self, _other: &F) -> usize {
         0
+    }
+    #[inline]
+    fn odm_tracked(&self) -> bool {
+        false
     }
 }
 
@@ -393,6 +418,9 @@ mod tests {
         let (a, b) = (Opaque(1), Opaque(1));
         assert!(!(&Probe(&a)).odm_same(&b));
         assert!((&Probe(&1i32)).odm_same(&1));
+        assert!(!(&Probe(&1i32)).odm_tracked() && !(&Probe(&a)).odm_tracked());
+        assert!((&Probe(&vec![1i32])).odm_tracked());
+        assert!(!(&Probe(&Some("x".to_string()))).odm_tracked());
         let copy = (&Probe(&a)).odm_clone().expect("Opaque is Clone");
         assert_eq!(copy.0, 1);
         struct NoClone;
