@@ -64,6 +64,10 @@ pub fn document_methods(cont: &Container) -> TokenStream {
         fn __odm_tracked() -> &'static [&'static str] {
             &[#(#names),*]
         }
+        fn __odm_compares(&self) -> bool {
+            use #s::{ViaNothing as _, ViaSame as _};
+            false #(|| (&#s::Probe(&self.#idents)).odm_tracked())*
+        }
         fn __odm_shadow(&self) -> ::core::option::Option<::odm::__private::Box<Self>> {
             use #s::{ViaClone as _, ViaNoClone as _};
             (&#s::Probe(self)).odm_clone().map(::odm::__private::Box::new)

@@ -30,7 +30,7 @@ pub(crate) enum Shadow<T> {
 impl<T: Schema> Shadow<T> {
     /// The copy of `value`, whose serialization is the snapshot just taken.
     pub(crate) fn of(value: &T) -> Self {
-        if T::__odm_tracked().is_empty() {
+        if !value.__odm_compares() {
             return Shadow::Off;
         }
         let Some(copy) = value.__odm_shadow() else {

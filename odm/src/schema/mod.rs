@@ -53,6 +53,14 @@ pub trait Schema: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static {
         &[]
     }
 
+    /// Whether a save compares any field of the model (see
+    /// `codec::same::Same::COMPOUND`); the answer does not depend on the
+    /// value.
+    #[doc(hidden)]
+    fn __odm_compares(&self) -> bool {
+        false
+    }
+
     /// A copy of the value, when its type is `Clone`: what later values
     /// are compared with, field by field (see `model::shadow`).
     #[doc(hidden)]
