@@ -124,13 +124,22 @@ async fn a_save_serializes_only_what_it_cannot_tell_unchanged() {
     assert_eq!(written(), 51, "the snapshot: 50 tallies and the opaque one");
     let expected = doc! { "$set": { "title": "second" }, "$inc": { "__v": 1 } };
     assert_eq!(doc.changes().unwrap().1, expected);
-    assert_eq!(written(), 1, "only the opaque tally is serialized again");
+    // The first two saves since the load serialize everything (a copy
+    // would not pay for a `Doc` saved once); the second takes the copy.
+    assert_eq!(written(), 51);
     doc.save().await.unwrap();
-    assert_eq!(written(), 1);
+    assert_eq!(written(), 51);
+    assert_stored_is(&boards, &doc).await;
+    doc.title = "third".into();
+    doc.save().await.unwrap();
+    assert_eq!(written(), 51);
     assert_stored_is(&boards, &doc).await;
 
-    // A later save of the same copy: the tallies stay unserialized.
-    doc.title = "third".into();
+    // From the third save on, the tallies stay unserialized.
+    doc.title = "fourth".into();
+    let expected = doc! { "$set": { "title": "fourth" }, "$inc": { "__v": 1 } };
+    assert_eq!(doc.changes().unwrap().1, expected);
+    assert_eq!(written(), 1, "only the opaque tally is serialized again");
     doc.save().await.unwrap();
     assert_eq!(written(), 1, "the tallies are copied from the snapshot");
     assert_stored_is(&boards, &doc).await;
@@ -228,6 +237,11 @@ async fn a_clone_that_drops_a_part_does_not_hide_a_change() {
     let boards = Board::model(&t.db);
     let id = boards.create(board()).await.unwrap().id;
     let mut doc = boards.find_by_id(id).await.unwrap().unwrap();
+    // Two saves: the second takes the copy.
+    for title in ["a", "b"] {
+        doc.title = title.into();
+        doc.save().await.unwrap();
+    }
     doc.cached[0].hits = 0;
     let update = doc.changes().unwrap().1;
     assert_eq!(

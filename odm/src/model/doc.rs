@@ -360,12 +360,7 @@ impl<T: Document> Doc<T> {
             }
             None => plan.current,
         };
-        if inserted {
-            // Taken at the first change.
-            self.shadow = Shadow::None;
-        } else {
-            self.shadow.saved(&self.value, &known);
-        }
+        self.shadow.saved(&self.value, &known);
         let base =
             base.and_then(|base| crate::plan::guard::rewrite::advance(&base, &moved, &snapshot));
         self.tracked = Tracked::Snapshot {
@@ -435,26 +430,17 @@ impl<T: Document> DerefMut for Doc<T> {
                     Ok((missing, base, snapshot))
                 });
             self.tracked = match snapshot {
-                Ok((missing, base, snapshot)) => {
-                    self.shadow = Shadow::of(&self.value);
-                    Tracked::Snapshot {
-                        id,
-                        base,
-                        snapshot,
-                        missing,
-                    }
-                }
+                Ok((missing, base, snapshot)) => Tracked::Snapshot {
+                    id,
+                    base,
+                    snapshot,
+                    missing,
+                },
                 Err(e) => Tracked::Unserializable {
                     id,
                     error: e.to_string(),
                 },
             };
-        } else if matches!(self.shadow, Shadow::None)
-            && matches!(self.tracked, Tracked::Snapshot { .. })
-        {
-            // Saved (inserted) and unchanged since: the snapshot is the
-            // value serialized.
-            self.shadow = Shadow::of(&self.value);
         }
         &mut self.value
     }

@@ -4,22 +4,30 @@
 //! serializing them again (`codec::rawser::splice`). What the save sends
 //! is unchanged: the bytes are the same either way.
 //!
+//! The copy pays off for a `Doc` saved again and again (a worker's
+//! document, a batch saved each round); a `Doc` loaded, changed and saved
+//! once would only pay for it. So it is taken after the second save of a
+//! `Doc` since it was read (or inserted), when the value is what the new
+//! snapshot holds; until then every save serializes the whole value, as it
+//! always did.
+//!
 //! The invariant: for each bit of `valid`, the copy's field is the same,
 //! part for part, as the value was when the snapshot was serialized, so it
 //! serializes to the snapshot's element of that field. It is kept by
-//! taking the copy when the snapshot is taken (before the value first
-//! changes), by checking each copied field against the value (a `Clone`
-//! that does not copy every part leaves its field out), and by copying,
-//! after each save, the fields the save wrote.
+//! taking the copy right after a save (the value is then the snapshot),
+//! by checking each copied field against the value (a `Clone` that does
+//! not copy every part leaves its field out), and by copying, after each
+//! later save, the fields the save wrote.
 
 use crate::codec::same::Unchanged;
 use crate::schema::Schema;
 
 /// The copy, if the model has one.
 pub(crate) enum Shadow<T> {
-    /// None taken yet: the next mutable access takes it, if the `Doc` has
-    /// a snapshot.
+    /// Not saved since read (or inserted): no copy.
     None,
+    /// Saved once since read: the next save takes the copy.
+    Next,
     /// None taken, and none will be until the `Doc` is read again: the
     /// model compares no field (not `Clone`, or no field's type can tell).
     Off,
@@ -29,7 +37,7 @@ pub(crate) enum Shadow<T> {
 
 impl<T: Schema> Shadow<T> {
     /// The copy of `value`, whose serialization is the snapshot just taken.
-    pub(crate) fn of(value: &T) -> Self {
+    fn of(value: &T) -> Self {
         if !value.__odm_compares() {
             return Shadow::Off;
         }
@@ -48,6 +56,7 @@ impl<T: Schema> Shadow<T> {
         let Shadow::On { copy, valid } = self else {
             return Unchanged::NONE;
         };
+        // Only `On` compares.
         let mut out = Unchanged::NONE;
         value.__odm_unchanged(copy, &mut out);
         out.fields &= valid;
@@ -58,10 +67,14 @@ impl<T: Schema> Shadow<T> {
 
     /// After a save whose snapshot is `value` serialized: `known` is what
     /// the copy already holds as `value` does (what the save found
-    /// unchanged); the rest is copied.
+    /// unchanged); the rest is copied. The second save since the `Doc` was
+    /// read takes the copy.
     pub(crate) fn saved(&mut self, value: &T, known: &Unchanged) {
-        if let Shadow::On { copy, valid } = self {
-            *valid = value.__odm_reshadow(copy, known);
+        match self {
+            Shadow::On { copy, valid } => *valid = value.__odm_reshadow(copy, known),
+            Shadow::None => *self = Shadow::Next,
+            Shadow::Next => *self = Shadow::of(value),
+            Shadow::Off => {}
         }
     }
 }
@@ -72,6 +85,7 @@ impl<T: Schema + Clone> Shadow<T> {
     pub(crate) fn duplicate(&self) -> Self {
         match self {
             Shadow::None => Shadow::None,
+            Shadow::Next => Shadow::Next,
             Shadow::Off => Shadow::Off,
             Shadow::On { copy, valid } => {
                 let again: Box<T> = copy.clone();
