@@ -94,7 +94,7 @@ impl Unchanged {
         self.fields != 0 || !self.prefixes.is_empty()
     }
 
-    /// The leading elements of field `i` known the same (0: none).
+    /// How many first elements of field `i` are known the same (0: none).
     pub fn prefix(&self, i: usize) -> usize {
         self.prefix_of(i).0
     }

@@ -125,7 +125,7 @@ enum Take<'s> {
     Prefix(&'s [u8], Prefix),
 }
 
-/// The leading elements of an array to copy.
+/// The first elements of an array, to copy.
 #[derive(Clone, Copy)]
 struct Prefix {
     n: usize,
