@@ -39,7 +39,7 @@ pub trait Same {
 
     /// [`SAME`] when `self` is the same as `other`; else, for a sequence,
     /// how many leading elements the two have the same (0 for any other
-    /// value), with [`ALL_OF_OTHER`] added when they are all of `other`'s
+    /// value), with `ALL_OF_OTHER` added when they are all of `other`'s
     /// (`self` appended to it).
     fn compare(&self, other: &Self) -> usize {
         if self.same(other) {
@@ -72,7 +72,7 @@ pub const ALL_OF_OTHER: usize = 1 << (usize::BITS - 2);
 /// What a save knows of a value's top-level fields against its copy: bit
 /// `i` of `fields`, field `i` (in `Schema::__odm_tracked` order) is the
 /// same; each `(i, n)` of `prefixes`, field `i` is a sequence whose first
-/// `n > 0` elements are (with [`ALL_OF_OTHER`] added when those are all
+/// `n > 0` elements are (with `ALL_OF_OTHER` added when those are all
 /// the snapshot's).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Unchanged {
@@ -267,8 +267,9 @@ impl<K: Same + Clone, V: Same + Clone> Same for BTreeMap<K, V> {
 }
 
 /// A field's value, asked through [`ViaSame`] when its type is [`Same`]
-/// (and `Clone`, for [`ViaSame::clone_into`]) and through [`ViaNothing`]
-/// otherwise: call the methods on `&Probe(&value)`.
+/// and through [`ViaNothing`] otherwise (and through [`ViaClone`] or
+/// [`ViaNoClone`] for a copy of a whole value): call the methods on
+/// `&Probe(&value)`.
 pub struct Probe<'a, F: ?Sized>(pub &'a F);
 
 /// The answers for a field type that is [`Same`].
