@@ -131,42 +131,29 @@ macro_rules! same_by_eq {
 // same bits.
 same_by_eq!(bool, char, i8, i16, i32, i64, u8, u16, u32, u64, isize, usize, String, ObjectId);
 
-impl Same for mongodb::bson::DateTime {
-    const COMPOUND: bool = false;
-    #[inline]
-    fn same(&self, other: &Self) -> bool {
-        self.timestamp_millis() == other.timestamp_millis()
-    }
-    #[inline]
-    fn sync_from(&mut self, from: &Self) {
-        *self = *from;
-    }
+/// `Copy` scalars compared by the bits they are written as: a float's
+/// bits (`-0.0` is not `0.0`, and a NaN is itself), a date's milliseconds.
+macro_rules! same_by_bits {
+    ($($t:ty => $bits:ident),*) => {$(
+        impl Same for $t {
+            const COMPOUND: bool = false;
+            #[inline]
+            fn same(&self, other: &Self) -> bool {
+                self.$bits() == other.$bits()
+            }
+            #[inline]
+            fn sync_from(&mut self, from: &Self) {
+                *self = *from;
+            }
+        }
+    )*};
 }
 
-impl Same for f64 {
-    const COMPOUND: bool = false;
-    /// The same bits: `-0.0` is not `0.0`, and a NaN is itself.
-    #[inline]
-    fn same(&self, other: &Self) -> bool {
-        self.to_bits() == other.to_bits()
-    }
-    #[inline]
-    fn sync_from(&mut self, from: &Self) {
-        *self = *from;
-    }
-}
-
-impl Same for f32 {
-    const COMPOUND: bool = false;
-    #[inline]
-    fn same(&self, other: &Self) -> bool {
-        self.to_bits() == other.to_bits()
-    }
-    #[inline]
-    fn sync_from(&mut self, from: &Self) {
-        *self = *from;
-    }
-}
+same_by_bits!(
+    f64 => to_bits,
+    f32 => to_bits,
+    mongodb::bson::DateTime => timestamp_millis
+);
 
 /// A new value is made by `Clone`, which the containers below require: a
 /// copy made so is checked with `same` before it is trusted.
