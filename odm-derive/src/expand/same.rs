@@ -110,11 +110,11 @@ pub fn impl_same(cont: &Container) -> TokenStream {
     quote! {
         impl #s::Same for #ident {
             #[inline]
-            fn same(&self, other: &Self) -> bool {
+            fn __odm_same(&self, other: &Self) -> bool {
                 use #s::{ViaNothing as _, ViaSame as _};
                 true #(&& (&#s::Probe(&self.#idents)).odm_same(&other.#idents))*
             }
-            fn sync_from(&mut self, from: &Self) {
+            fn __odm_sync_from(&mut self, from: &Self) {
                 use #s::{ViaNothing as _, ViaSame as _};
                 // A field that cannot be synced leaves the struct never
                 // the same, which is checked after.

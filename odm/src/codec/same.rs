@@ -1,7 +1,7 @@
 //! Structural identity of values, for a save that skips the fields that
 //! did not change without serializing them (`model::shadow`).
 //!
-//! [`Same::same`] is `true` only when both values are built of the same
+//! [`Same::__odm_same`] is `true` only when both values are built of the same
 //! parts, bit for bit: a deterministic serializer then writes the same
 //! bytes for both, whatever serde attributes sit on the field. So it is
 //! not `PartialEq`, which a type may define as it likes (by id only, say)
@@ -30,42 +30,42 @@ pub trait Same {
     const COMPOUND: bool = true;
 
     /// `true` only if `self` and `other` are built of the same parts.
-    fn same(&self, other: &Self) -> bool;
+    fn __odm_same(&self, other: &Self) -> bool;
 
     /// Makes `self` the same as `from`, part for part, keeping what it
     /// holds where that is already the same (a vector's unchanged
     /// elements, a string's buffer).
-    fn sync_from(&mut self, from: &Self);
+    fn __odm_sync_from(&mut self, from: &Self);
 
     /// [`SAME`] when `self` is the same as `other`; else, for a sequence,
     /// how many leading elements the two have the same (0 for any other
     /// value), with `ALL_OF_OTHER` added when they are all of `other`'s
     /// (`self` appended to it).
-    fn compare(&self, other: &Self) -> usize {
-        if self.same(other) {
+    fn __odm_compare(&self, other: &Self) -> usize {
+        if self.__odm_same(other) {
             SAME
         } else {
             0
         }
     }
 
-    /// [`sync_from`](Same::sync_from), when the first `at` elements of a
-    /// sequence are the same already ([`compare`](Same::compare) said so).
-    fn sync_from_at(&mut self, from: &Self, _at: usize) {
-        self.sync_from(from);
+    /// [`sync_from`](Same::__odm_sync_from), when the first `at` elements of a
+    /// sequence are the same already ([`compare`](Same::__odm_compare) said so).
+    fn __odm_sync_from_at(&mut self, from: &Self, _at: usize) {
+        self.__odm_sync_from(from);
     }
 
-    /// [`same`](Same::same), when the first `at` elements of a sequence
+    /// [`same`](Same::__odm_same), when the first `at` elements of a sequence
     /// are known to be the same.
-    fn same_from(&self, other: &Self, _at: usize) -> bool {
-        self.same(other)
+    fn __odm_same_from(&self, other: &Self, _at: usize) -> bool {
+        self.__odm_same(other)
     }
 }
 
-/// What [`Same::compare`] answers for values that are the same.
+/// What [`Same::__odm_compare`] answers for values that are the same.
 pub const SAME: usize = usize::MAX;
 
-/// Added by [`Same::compare`] to a count of leading elements that are all
+/// Added by [`Same::__odm_compare`] to a count of leading elements that are all
 /// of the other sequence's.
 pub const ALL_OF_OTHER: usize = 1 << (usize::BITS - 2);
 
@@ -116,11 +116,11 @@ macro_rules! same_by_eq {
         impl Same for $t {
             const COMPOUND: bool = false;
             #[inline]
-            fn same(&self, other: &Self) -> bool {
+            fn __odm_same(&self, other: &Self) -> bool {
                 self == other
             }
             #[inline]
-            fn sync_from(&mut self, from: &Self) {
+            fn __odm_sync_from(&mut self, from: &Self) {
                 self.clone_from(from);
             }
         }
@@ -138,11 +138,11 @@ macro_rules! same_by_bits {
         impl Same for $t {
             const COMPOUND: bool = false;
             #[inline]
-            fn same(&self, other: &Self) -> bool {
+            fn __odm_same(&self, other: &Self) -> bool {
                 self.$bits() == other.$bits()
             }
             #[inline]
-            fn sync_from(&mut self, from: &Self) {
+            fn __odm_sync_from(&mut self, from: &Self) {
                 *self = *from;
             }
         }
@@ -160,16 +160,16 @@ same_by_bits!(
 impl<T: Same + Clone> Same for Option<T> {
     const COMPOUND: bool = T::COMPOUND;
     #[inline]
-    fn same(&self, other: &Self) -> bool {
+    fn __odm_same(&self, other: &Self) -> bool {
         match (self, other) {
-            (Some(a), Some(b)) => a.same(b),
+            (Some(a), Some(b)) => a.__odm_same(b),
             (None, None) => true,
             _ => false,
         }
     }
-    fn sync_from(&mut self, from: &Self) {
+    fn __odm_sync_from(&mut self, from: &Self) {
         match (self, from) {
-            (Some(a), Some(b)) => a.sync_from(b),
+            (Some(a), Some(b)) => a.__odm_sync_from(b),
             (this, from) => this.clone_from(from),
         }
     }
@@ -178,34 +178,34 @@ impl<T: Same + Clone> Same for Option<T> {
 impl<T: Same> Same for Box<T> {
     const COMPOUND: bool = T::COMPOUND;
     #[inline]
-    fn same(&self, other: &Self) -> bool {
-        (**self).same(&**other)
+    fn __odm_same(&self, other: &Self) -> bool {
+        (**self).__odm_same(&**other)
     }
     #[inline]
-    fn sync_from(&mut self, from: &Self) {
-        (**self).sync_from(&**from);
+    fn __odm_sync_from(&mut self, from: &Self) {
+        (**self).__odm_sync_from(&**from);
     }
 }
 
 /// Whether two slices are the same, element for element.
 fn same_slice<T: Same>(a: &[T], b: &[T]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.same(b))
+    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.__odm_same(b))
 }
 
 impl<T: Same + Clone> Same for Vec<T> {
     #[inline]
-    fn same(&self, other: &Self) -> bool {
+    fn __odm_same(&self, other: &Self) -> bool {
         same_slice(self, other)
     }
     /// The common elements synced in place; the rest dropped or cloned.
-    fn sync_from(&mut self, from: &Self) {
-        self.sync_from_at(from, 0);
+    fn __odm_sync_from(&mut self, from: &Self) {
+        self.__odm_sync_from_at(from, 0);
     }
-    fn compare(&self, other: &Self) -> usize {
+    fn __odm_compare(&self, other: &Self) -> usize {
         let n = self
             .iter()
             .zip(other)
-            .take_while(|(a, b)| a.same(b))
+            .take_while(|(a, b)| a.__odm_same(b))
             .count();
         match (n == self.len(), n == other.len()) {
             (true, true) => SAME,
@@ -213,42 +213,42 @@ impl<T: Same + Clone> Same for Vec<T> {
             _ => n,
         }
     }
-    fn sync_from_at(&mut self, from: &Self, at: usize) {
+    fn __odm_sync_from_at(&mut self, from: &Self, at: usize) {
         self.truncate(from.len());
         let at = at.min(self.len());
         for (a, b) in self[at..].iter_mut().zip(&from[at..]) {
-            a.sync_from(b);
+            a.__odm_sync_from(b);
         }
         let have = self.len();
         self.extend_from_slice(&from[have..]);
     }
-    fn same_from(&self, other: &Self, at: usize) -> bool {
+    fn __odm_same_from(&self, other: &Self, at: usize) -> bool {
         self.len() == other.len() && at <= self.len() && same_slice(&self[at..], &other[at..])
     }
 }
 
 impl<T: Same, const N: usize> Same for [T; N] {
     #[inline]
-    fn same(&self, other: &Self) -> bool {
+    fn __odm_same(&self, other: &Self) -> bool {
         same_slice(self, other)
     }
-    fn sync_from(&mut self, from: &Self) {
+    fn __odm_sync_from(&mut self, from: &Self) {
         for (a, b) in self.iter_mut().zip(from) {
-            a.sync_from(b);
+            a.__odm_sync_from(b);
         }
     }
 }
 
 /// In key order, which is its serialization order.
 impl<K: Same + Clone, V: Same + Clone> Same for BTreeMap<K, V> {
-    fn same(&self, other: &Self) -> bool {
+    fn __odm_same(&self, other: &Self) -> bool {
         self.len() == other.len()
             && self
                 .iter()
                 .zip(other)
-                .all(|((ka, va), (kb, vb))| ka.same(kb) && va.same(vb))
+                .all(|((ka, va), (kb, vb))| ka.__odm_same(kb) && va.__odm_same(vb))
     }
-    fn sync_from(&mut self, from: &Self) {
+    fn __odm_sync_from(&mut self, from: &Self) {
         self.clone_from(from);
     }
 }
@@ -266,7 +266,7 @@ pub trait ViaSame<F> {
     /// Makes `into` the same as the value, whose first `at` elements it
     /// holds already; then whether it is the same.
     fn odm_sync(&self, into: &mut F, at: usize) -> bool;
-    /// [`Same::compare`] of the value with `other`.
+    /// [`Same::__odm_compare`] of the value with `other`.
     fn odm_compare(&self, other: &F) -> usize;
     /// [`Same::COMPOUND`]: a save compares the field.
     fn odm_tracked(&self) -> bool;
@@ -275,16 +275,16 @@ pub trait ViaSame<F> {
 impl<F: Same> ViaSame<F> for Probe<'_, F> {
     #[inline]
     fn odm_same(&self, other: &F) -> bool {
-        self.0.same(other)
+        self.0.__odm_same(other)
     }
     #[inline]
     fn odm_sync(&self, into: &mut F, at: usize) -> bool {
-        into.sync_from_at(self.0, at);
-        into.same_from(self.0, at)
+        into.__odm_sync_from_at(self.0, at);
+        into.__odm_same_from(self.0, at)
     }
     #[inline]
     fn odm_compare(&self, other: &F) -> usize {
-        self.0.compare(other)
+        self.0.__odm_compare(other)
     }
     #[inline]
     fn odm_tracked(&self) -> bool {
@@ -361,10 +361,10 @@ mod tests {
 
     #[test]
     fn floats_are_compared_by_their_bits() {
-        assert!(!0.0f64.same(&-0.0));
-        assert!(f64::NAN.same(&f64::NAN));
-        assert!(1.5f64.same(&1.5));
-        assert!(!0.0f32.same(&-0.0));
+        assert!(!0.0f64.__odm_same(&-0.0));
+        assert!(f64::NAN.__odm_same(&f64::NAN));
+        assert!(1.5f64.__odm_same(&1.5));
+        assert!(!0.0f32.__odm_same(&-0.0));
     }
 
     #[test]
@@ -372,34 +372,34 @@ mod tests {
         let text: String = (0..70).map(|i| (b'a' + i % 26) as char).collect();
         for n in 0..text.len() {
             let (a, mut b) = (text[..n + 1].to_string(), text[..n + 1].to_string());
-            assert!(a.same(&b));
+            assert!(a.__odm_same(&b));
             for at in [0, n / 2, n] {
                 b = a.clone();
                 let mut bytes = b.into_bytes();
                 bytes[at] ^= 1;
                 b = String::from_utf8(bytes).unwrap();
-                assert!(!a.same(&b), "{n} {at}");
+                assert!(!a.__odm_same(&b), "{n} {at}");
             }
-            assert!(!a.same(&text[..n].to_string()));
+            assert!(!a.__odm_same(&text[..n].to_string()));
         }
         let id = ObjectId::new();
         for at in 0..12 {
             let mut bytes = id.bytes();
             bytes[at] ^= 1;
-            assert!(!id.same(&ObjectId::from_bytes(bytes)));
+            assert!(!id.__odm_same(&ObjectId::from_bytes(bytes)));
         }
-        assert!(id.same(&id.clone()));
+        assert!(id.__odm_same(&id.clone()));
     }
 
     #[test]
     fn containers_compare_their_parts_in_order() {
-        assert!(vec![Some(1i32), None].same(&vec![Some(1), None]));
-        assert!(!vec![1i32, 2].same(&vec![2, 1]));
-        assert!(!vec![1i32].same(&vec![1, 1]));
+        assert!(vec![Some(1i32), None].__odm_same(&vec![Some(1), None]));
+        assert!(!vec![1i32, 2].__odm_same(&vec![2, 1]));
+        assert!(!vec![1i32].__odm_same(&vec![1, 1]));
         let a: BTreeMap<String, f64> = [("a".to_string(), 0.0)].into();
         let b: BTreeMap<String, f64> = [("a".to_string(), -0.0)].into();
-        assert!(a.same(&a.clone()));
-        assert!(!a.same(&b));
+        assert!(a.__odm_same(&a.clone()));
+        assert!(!a.__odm_same(&b));
     }
 
     #[test]
@@ -425,23 +425,23 @@ mod tests {
         let from = vec![Some("a".to_string()), None, Some("c".to_string())];
         for start in [vec![], vec![None; 5], vec![Some("x".to_string())]] {
             let mut into = start;
-            into.sync_from(&from);
-            assert!(into.same(&from));
+            into.__odm_sync_from(&from);
+            assert!(into.__odm_same(&from));
         }
         let mut into = vec!["long enough".to_string()];
         let buffer = into[0].as_ptr();
-        into.sync_from(&vec!["short".to_string()]);
+        into.__odm_sync_from(&vec!["short".to_string()]);
         assert_eq!(into, ["short"]);
         assert_eq!(into[0].as_ptr(), buffer, "the string's buffer is kept");
-        assert_eq!(from.compare(&from.clone()), SAME);
-        assert_eq!(from.compare(&from[..2].to_vec()), 2 | ALL_OF_OTHER);
-        assert_eq!(from[..2].to_vec().compare(&from), 2);
-        assert_eq!(vec![1i32, 2, 3].compare(&vec![1, 5, 3]), 1);
+        assert_eq!(from.__odm_compare(&from.clone()), SAME);
+        assert_eq!(from.__odm_compare(&from[..2].to_vec()), 2 | ALL_OF_OTHER);
+        assert_eq!(from[..2].to_vec().__odm_compare(&from), 2);
+        assert_eq!(vec![1i32, 2, 3].__odm_compare(&vec![1, 5, 3]), 1);
         let mut tail = vec![Some("a".to_string()), Some("b".to_string())];
-        tail.sync_from_at(&from, 1);
-        assert!(tail.same(&from) && tail.same_from(&from, 1));
+        tail.__odm_sync_from_at(&from, 1);
+        assert!(tail.__odm_same(&from) && tail.__odm_same_from(&from, 1));
         let mut pair = [0.0f64, 1.0];
-        pair.sync_from(&[-0.0, 1.0]);
-        assert!(pair.same(&[-0.0, 1.0]));
+        pair.__odm_sync_from(&[-0.0, 1.0]);
+        assert!(pair.__odm_same(&[-0.0, 1.0]));
     }
 }

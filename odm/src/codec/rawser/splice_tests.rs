@@ -13,12 +13,12 @@ struct Sub {
 }
 
 impl Same for Sub {
-    fn same(&self, other: &Self) -> bool {
-        self.a.same(&other.a) && self.b.same(&other.b)
+    fn __odm_same(&self, other: &Self) -> bool {
+        self.a.__odm_same(&other.a) && self.b.__odm_same(&other.b)
     }
-    fn sync_from(&mut self, from: &Self) {
-        self.a.sync_from(&from.a);
-        self.b.sync_from(&from.b);
+    fn __odm_sync_from(&mut self, from: &Self) {
+        self.a.__odm_sync_from(&from.a);
+        self.b.__odm_sync_from(&from.b);
     }
 }
 
@@ -45,12 +45,12 @@ fn unchanged(new: &Model, old: &Model) -> Unchanged {
         0 => {}
         n => out.prefixes.push((i, n)),
     };
-    field(0, new.id.compare(&old.id));
-    field(1, new.title.compare(&old.title));
-    field(2, new.note.compare(&old.note));
-    field(3, new.numbers.compare(&old.numbers));
-    field(4, new.subs.compare(&old.subs));
-    field(5, new.score.compare(&old.score));
+    field(0, new.id.__odm_compare(&old.id));
+    field(1, new.title.__odm_compare(&old.title));
+    field(2, new.note.__odm_compare(&old.note));
+    field(3, new.numbers.__odm_compare(&old.numbers));
+    field(4, new.subs.__odm_compare(&old.subs));
+    field(5, new.score.__odm_compare(&old.score));
     out
 }
 
