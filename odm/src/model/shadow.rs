@@ -71,7 +71,6 @@ impl<T: Schema> Shadow<T> {
         let Shadow::On { copy, valid } = self else {
             return Unchanged::NONE;
         };
-        // Only `On` compares.
         let mut out = Unchanged::NONE;
         value.__odm_unchanged(copy, &mut out);
         out.fields &= valid;

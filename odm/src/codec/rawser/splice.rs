@@ -8,7 +8,7 @@ use serde::ser::{self, Impossible, Serialize};
 
 use super::compound::{Array, Struct};
 use super::leaf::give_up_on_non_strings;
-use super::{short, tag, GiveUp, Result, Writer, EXTENDED};
+use super::{short, tag, GiveUp, Result, Writer};
 use crate::codec::same::Unchanged;
 use crate::codec::scan::Walk;
 
@@ -152,11 +152,9 @@ impl<'a, 's> ser::Serializer for &'a mut Top<'s> {
         Err(GiveUp)
     }
 
+    /// The writer's own struct: it gives up on an `ObjectId`, a date or
+    /// another extended-JSON struct at the top, which is no document.
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<Fields<'a, 's>> {
-        // A value that serializes as an extended-JSON struct is no document.
-        if name == "$oid" || name == "$date" || EXTENDED.contains(&name) {
-            return Err(GiveUp);
-        }
         Ok(Fields {
             inner: ser::Serializer::serialize_struct(&mut self.w, name, len)?,
             copying: &mut self.copying,

@@ -161,3 +161,21 @@ fn a_prefix_longer_than_the_array_gives_up() {
     };
     assert_eq!(splice::to_vec(&new, 0, &splice), None);
 }
+
+#[test]
+fn a_value_that_is_no_document_gives_up() {
+    let from = whole(&Rng(1).model());
+    let known = Unchanged::NONE;
+    let splice = Splice {
+        from: &from,
+        names: NAMES,
+        unchanged: &known,
+    };
+    let id = mongodb::bson::oid::ObjectId::new();
+    assert_eq!(splice::to_vec(&id, 0, &splice), None);
+    assert_eq!(
+        splice::to_vec(&mongodb::bson::DateTime::now(), 0, &splice),
+        None
+    );
+    assert_eq!(splice::to_vec(&7i32, 0, &splice), None);
+}
