@@ -67,6 +67,9 @@ fn ready<T: Document>(doc: &mut Doc<T>, at: Option<DateTime>, fence: Option<i64>
     let is_new = doc.is_new();
     let mut plan = crate::model::save::planned(doc)?;
     restamp(&mut plan)?;
+    // A batch's statement is judged against the whole value when its
+    // outcome must be read back (`bulk::resolve`).
+    plan.current.make_whole(doc.as_stored().map(|s| &**s));
     if is_new {
         let stored = request::write::inserted::<T>(&plan, fence);
         return Ok(Step::Insert { plan, stored });

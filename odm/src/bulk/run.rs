@@ -136,7 +136,7 @@ pub(crate) async fn run<T: Document>(
             }
             (Step::Insert { plan, stored }, Some(answer)) => Some(match answer {
                 Answer::Inserted | Answer::Matched(_) => {
-                    let id = crate::codec::read_id(&plan.current)?;
+                    let id = crate::codec::read_id(plan.current.of_new())?;
                     doc.commit(id, plan, true);
                     Ok(())
                 }
@@ -196,7 +196,7 @@ pub(crate) async fn run<T: Document>(
                     Some(Err(complete_insert(
                         e,
                         |name| meta.index_keys(name),
-                        &plan.current,
+                        &plan.current.whole(doc.as_stored().map(|s| &**s)),
                     )))
                 }
                 Answer::Unsatisfied(e) | Answer::Unknown(e) => {

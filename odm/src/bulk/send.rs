@@ -232,7 +232,7 @@ fn expect<'p>(
     });
     Expect {
         bumps_from: (plan.effect.bump && key.is_some()).then(|| version.unwrap_or(0)),
-        whole: std::borrow::Cow::Borrowed(&plan.current),
+        whole: plan.current.whole(None),
         fence,
         schema,
     }

@@ -300,7 +300,7 @@ impl<T: Document> Doc<T> {
         let keys = meta.hidden();
         if inserted {
             // The value as written holds every shard key field it stores.
-            self.shard = shard::values(meta.shard_key, &plan.current).unwrap_or_default();
+            self.shard = shard::values(meta.shard_key, plan.current.of_new()).unwrap_or_default();
             self.version = key.map(|_| 0);
         } else if plan.effect.bump && key.is_some() {
             self.version = Some(self.version.unwrap_or(0) + 1);
@@ -324,7 +324,9 @@ impl<T: Document> Doc<T> {
             let others = plan.changes.iter().filter(|c| !kept.contains(&c.path));
             std::borrow::Cow::Owned(others.cloned().collect())
         };
-        let (mut missing, base) = match std::mem::replace(&mut self.tracked, Tracked::New) {
+        let current = plan.current;
+        let (mut missing, base, current) = match std::mem::replace(&mut self.tracked, Tracked::New)
+        {
             Tracked::Snapshot {
                 missing,
                 base,
@@ -335,18 +337,27 @@ impl<T: Document> Doc<T> {
                 // on the server, wherever the value serializes it, and keys
                 // the value now holds in another order keep their stored
                 // order: the stored form then differs from the new snapshot.
-                let base = base.or_else(|| {
-                    (plan.reordered || crate::plan::guard::rewrite::adds_keys(&snapshot, &moved))
-                        .then_some(snapshot)
-                });
-                (missing, base)
+                let keep = base.is_none()
+                    && (plan.reordered
+                        || crate::plan::guard::rewrite::adds_keys(&snapshot, &moved));
+                match keep {
+                    true => {
+                        let (current, snapshot) = current.into_whole_keeping(snapshot);
+                        (missing, Some(snapshot), current)
+                    }
+                    false => (missing, base, current.into_whole(snapshot)),
+                }
             }
             // Saved untouched (`increment()`, or an upgrade alone): the
             // document as read is what the store holds, the paths it lacks
             // included.
-            Tracked::Clean { stored, .. } => stored_form(&stored, keys, &plan.current)
-                .unwrap_or_else(|_| (Missing::new(), base_of(&stored, keys, &plan.current))),
-            _ => (Missing::new(), None),
+            Tracked::Clean { stored, .. } => {
+                let current = current.of_new().clone();
+                let (missing, base) = stored_form(&stored, keys, &current)
+                    .unwrap_or_else(|_| (Missing::new(), base_of(&stored, keys, &current)));
+                (missing, base, current)
+            }
+            _ => (Missing::new(), None, current.of_new().clone()),
         };
         diff::settle_missing(&mut missing, &moved);
         // The fields the copy holds as the new snapshot does: those the
@@ -356,9 +367,9 @@ impl<T: Document> Doc<T> {
             Some(stamp) => {
                 stamp.apply(&mut self.value);
                 known = crate::codec::same::Unchanged::NONE;
-                codec::to_raw(&self.value).unwrap_or(plan.current)
+                codec::to_raw(&self.value).unwrap_or(current)
             }
-            None => plan.current,
+            None => current,
         };
         self.shadow.saved(&self.value, &known);
         let base =

@@ -37,7 +37,7 @@ pub fn set_id<F: DeserializeOwned>(
 /// [`Error::Validation`] on `_id`, and nothing is sent.
 pub(crate) fn plan_with_id<T: Document>(doc: &mut Doc<T>) -> Result<Plan> {
     let plan = doc.plan()?;
-    if codec::read_id(&plan.current)? != Bson::Null {
+    if codec::read_id(plan.current.of_new())? != Bson::Null {
         return Ok(plan);
     }
     let oid = ObjectId::new();
@@ -48,7 +48,7 @@ pub(crate) fn plan_with_id<T: Document>(doc: &mut Doc<T>) -> Result<Plan> {
         )));
     }
     let plan = doc.plan()?;
-    let id = codec::read_id(&plan.current)?;
+    let id = codec::read_id(plan.current.of_new())?;
     if id != Bson::ObjectId(oid) {
         // Put the value back as it was (its id serialized as missing or null).
         let value: &mut T = doc;

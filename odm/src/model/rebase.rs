@@ -132,7 +132,8 @@ async fn run<T: Document>(doc: &mut Doc<T>, session: Option<&mut ClientSession>)
     if !clash.is_empty() {
         return Err(refused(clash));
     }
-    let merged = match conflict::merge(&now, &plan.current, &mine) {
+    let current = plan.current.whole(doc.as_stored().map(|s| &**s));
+    let merged = match conflict::merge(&now, &current, &mine) {
         Ok(merged) => merged,
         Err(Unmergeable(path)) => return Err(refused(vec![path])),
     };

@@ -21,6 +21,7 @@
 //!   of kind as a rewrite.
 
 pub(crate) mod conflict;
+pub(crate) mod current;
 pub(crate) mod diff;
 pub(crate) mod filter_terms;
 pub(crate) mod guard;

@@ -108,7 +108,9 @@ pub(crate) fn restamp<T: Schema>(plan: &mut Plan, at: DateTime) -> Result<()> {
         fields.push((ts.created_at, at));
     }
     stamp.updated = at;
-    plan.current = with_fields(&plan.current, &fields)?;
+    // A model with timestamps plans its saves whole (`request::plan`).
+    let whole = plan.current.make_whole(None);
+    *whole = with_fields(whole, &fields)?;
     for change in &mut plan.changes {
         if change.path == ts.updated_at {
             change.value = Bson::DateTime(at);

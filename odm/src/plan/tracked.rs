@@ -1,7 +1,7 @@
 //! What a `Doc` remembers of the stored document, to measure its changes
 //! against.
 
-use mongodb::bson::raw::RawDocumentBuf;
+use mongodb::bson::raw::{RawDocument, RawDocumentBuf};
 use mongodb::bson::Bson;
 
 use crate::plan::diff::Missing;
@@ -39,6 +39,14 @@ impl Tracked {
             Tracked::Clean { id, .. }
             | Tracked::Snapshot { id, .. }
             | Tracked::Unserializable { id, .. } => Some(id),
+        }
+    }
+
+    /// The snapshot, once taken.
+    pub(crate) fn snapshot(&self) -> Option<&RawDocument> {
+        match self {
+            Tracked::Snapshot { snapshot, .. } => Some(snapshot),
+            _ => None,
         }
     }
 }

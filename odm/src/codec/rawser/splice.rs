@@ -127,10 +127,10 @@ enum Take<'s> {
 
 /// The first elements of an array, to copy.
 #[derive(Clone, Copy)]
-struct Prefix {
-    n: usize,
+pub(super) struct Prefix {
+    pub n: usize,
     /// They are all the array holds.
-    all: bool,
+    pub all: bool,
 }
 
 impl<'a, 's> ser::Serializer for &'a mut Top<'s> {
@@ -206,10 +206,10 @@ impl ser::SerializeStruct for Fields<'_, '_> {
 /// value) instead of serialized: serde still passes them, and they are
 /// skipped. Anything but a sequence gives up (the caller then serializes
 /// the whole value).
-struct Prefixed<'a> {
-    w: &'a mut Writer,
-    old: &'a [u8],
-    prefix: Prefix,
+pub(super) struct Prefixed<'a> {
+    pub w: &'a mut Writer,
+    pub old: &'a [u8],
+    pub prefix: Prefix,
 }
 
 impl<'a> ser::Serializer for Prefixed<'a> {
@@ -273,7 +273,7 @@ impl<'a> ser::Serializer for Prefixed<'a> {
 }
 
 /// The array being written after its copied elements.
-struct Skipping<'a> {
+pub(super) struct Skipping<'a> {
     array: Array<'a>,
     /// Elements still to pass over (copied already).
     skip: usize,

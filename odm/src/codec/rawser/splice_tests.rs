@@ -179,3 +179,51 @@ fn a_value_that_is_no_document_gives_up() {
     );
     assert_eq!(splice::to_vec(&7i32, 0, &splice), None);
 }
+
+/// A patch of the earlier bytes, applied to them, is the whole
+/// serialization; its diff is the whole diff, in the same order; a value
+/// whose top-level keys differ (a field skipped now or before) is not
+/// patched.
+#[test]
+fn patched_bytes_and_their_diff_are_the_whole_ones() {
+    use crate::plan::diff;
+    let mut rng = Rng(0x37);
+    let (mut patched, mut refused, mut changed) = (0, 0, 0);
+    for _ in 0..20_000 {
+        let old = rng.model();
+        let mut new = old.clone();
+        rng.edit(&mut new);
+        let (from, to) = (whole(&old), whole(&new));
+        let known = unchanged(&new, &old);
+        let splice = Splice {
+            from: &from,
+            names: NAMES,
+            unchanged: &known,
+        };
+        let keys = |doc: &[u8]| -> Vec<String> {
+            let doc = mongodb::bson::RawDocument::from_bytes(doc).unwrap();
+            doc.iter().map(|e| e.unwrap().0.to_string()).collect()
+        };
+        let Some(mut patch) = super::patch::to_patch(&new, &splice) else {
+            assert_ne!(keys(&from), keys(&to), "{old:?} -> {new:?}");
+            refused += 1;
+            continue;
+        };
+        patched += 1;
+        assert_eq!(patch.applied(&from), to, "{old:?} -> {new:?}");
+        let fast = diff::diff_patch(&from, &mut patch).unwrap().expect("plain keys");
+        let slow = diff::diff_out(
+            mongodb::bson::RawDocument::from_bytes(&from).unwrap(),
+            mongodb::bson::RawDocument::from_bytes(&to).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(fast.changes, slow.changes, "{old:?} -> {new:?}");
+        assert_eq!(fast.reordered, slow.reordered);
+        // Only what changed is left, and it still makes the whole.
+        assert_eq!(patch.pieces.is_empty(), slow.changes.is_empty());
+        assert_eq!(patch.applied(&from), to);
+        assert_eq!(patch.apply(from.clone()), to);
+        changed += patch.pieces.len();
+    }
+    assert!(patched > 15_000 && refused > 1_000 && changed > 10_000, "{patched} {refused} {changed}");
+}

@@ -8,12 +8,14 @@ mod array;
 mod eq;
 mod lockstep;
 mod missing;
+mod patch;
 
 use mongodb::bson::raw::RawDocument;
 use mongodb::bson::Bson;
 
 pub(crate) use crate::codec::scan::raw_error;
 use crate::codec::scan::{elements, Elem, Keys};
+pub(crate) use patch::diff_patch;
 pub(crate) use missing::{field, fill_missing, lookup, missing_paths, settle_missing, Missing};
 
 use crate::error::Error;

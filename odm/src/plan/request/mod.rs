@@ -11,11 +11,12 @@ pub(crate) mod shard;
 pub(crate) mod upsert_pipeline;
 pub(crate) mod write;
 
-use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::{Bson, Document as BsonDocument};
 
 use crate::codec;
+use crate::codec::same::Unchanged;
 use crate::error::{Error, NotFoundError, Result, VersionError};
+use crate::plan::current::Current;
 use crate::plan::diff::{self, Change};
 use crate::plan::guard::position::{self, Element};
 use crate::plan::guard::rewrite::{self, Rewrite};
@@ -29,11 +30,12 @@ use crate::schema::Schema;
 
 /// What the next save would do, computed from the current value.
 pub(crate) struct Plan {
-    /// The current value, serialized: the next snapshot on success.
-    pub current: RawDocumentBuf,
+    /// The current value, serialized (whole, or as a patch of the
+    /// snapshot): the next snapshot on success.
+    pub current: Current,
     /// What the value was known to hold as the snapshot does (top-level
     /// fields, the first elements of sequences): copied, not serialized,
-    /// into `current`.
+    /// into `current` (or, in a patch, left as they are).
     pub unchanged: crate::codec::same::Unchanged,
     pub changes: Vec<Change>,
     pub effect: Effect,
@@ -85,11 +87,95 @@ impl Plan {
 pub(crate) fn plan<T: Schema>(
     value: &T,
     tracked: &Tracked,
-    unchanged: crate::codec::same::Unchanged,
+    unchanged: Unchanged,
     increment: bool,
     in_doubt: bool,
     schema: &SchemaState,
 ) -> Result<Plan> {
+    let meta = T::__odm_meta();
+    let pending = schema.upgrade.as_deref().filter(|_| meta.schema.is_some());
+    let Changed {
+        mut current,
+        mut changes,
+        reordered,
+        mut kind,
+    } = match patched(value, tracked, &unchanged, pending.is_none())? {
+        Some(changed) => changed,
+        None => changed(value, tracked, &unchanged)?,
+    };
+    if let (Some(upgrade), Some(kinds)) = (pending, meta.kinds) {
+        if upgrade::rewrites(upgrade, kinds.key) {
+            // The upgrade gave the document its kind (or renamed it): the
+            // store does not hold the loaded kind yet, and the upgrade's
+            // guard pins what it holds instead.
+            kind = None;
+        }
+    }
+    let mut kept = Vec::new();
+    if let Some(upgrade) = pending {
+        let whole = current.make_whole(tracked.snapshot());
+        (changes, kept) = upgrade::merge(&upgrade.changes, changes, whole)?;
+    }
+    let effect = versioning::effect(&meta.versioning, &changes, increment);
+    let mut effect = kind::effect(kind.as_ref(), &meta.versioning, effect);
+    if pending.is_some() && meta.versioning.key.is_some() {
+        // A rewrite of every field the upgrade touched: checked and bumped.
+        effect = Effect::ALL;
+    }
+    effect.check |= in_doubt && effect.bump;
+    let (mut rewrites, mut positions) = loaded_guards(&meta.versioning, tracked, &changes, effect)?;
+    if let Some(upgrade) = pending {
+        // The upgrade's fields are guarded by their stored values instead.
+        rewrites.retain(|(path, _)| !upgrade::rewrites(upgrade, path));
+        rewrites.extend(upgrade.guards.iter().cloned());
+        // An element in a field the upgrade rewrote is written whole
+        // (`upgrade::merge`), guarded by the field's stored value; in any
+        // other field the loaded element is the stored one, and its guard
+        // stays: an in-place edit does not bump the version, so the
+        // version alone does not order two edits of one element.
+        positions.retain(|element| !upgrade::rewrites(upgrade, element.field()));
+    }
+    let is_new = matches!(tracked, Tracked::New);
+    let stamp = match meta.timestamps {
+        Some(_) => {
+            let whole = current.make_whole(tracked.snapshot());
+            timestamps::stamp_plan::<T>(is_new, whole, &mut changes)?
+        }
+        None => None,
+    };
+    let schema = meta.schema.map(|declared| upgrade::Terms {
+        key: declared.key,
+        stored: schema.stored,
+        write: pending.map(|_| declared.current),
+        kept,
+    });
+    Ok(Plan {
+        current,
+        unchanged,
+        changes,
+        effect,
+        stamp,
+        rewrites,
+        positions,
+        reordered,
+        kind,
+        schema,
+    })
+}
+
+/// What a save's value holds beside its tracked state: the value
+/// serialized, the changes, whether a sub-document's stored order will
+/// differ ([`diff::Out::reordered`]), an enum model's kind term.
+struct Changed {
+    current: Current,
+    changes: Vec<Change>,
+    reordered: bool,
+    kind: Option<KindTerm>,
+}
+
+/// [`Changed`], the value serialized whole (its fields known unchanged
+/// copied from the snapshot) and diffed against the snapshot.
+fn changed<T: Schema>(value: &T, tracked: &Tracked, unchanged: &Unchanged) -> Result<Changed> {
     let capacity = match tracked {
         // Room to grow (a push, a longer string) without the buffer
         // growing, which copies it: 1/16th of the document, at least 64.
@@ -100,22 +186,22 @@ pub(crate) fn plan<T: Schema>(
         Tracked::Clean { stored, .. } => stored.as_bytes().len(),
         _ => 0,
     };
-    let mut current = match tracked {
+    let current = match tracked {
         // The fields known unchanged are copied from the snapshot.
         Tracked::Snapshot { snapshot, .. } if unchanged.any() => {
             let splice = codec::rawser::splice::Splice {
                 from: snapshot.as_bytes(),
                 names: T::__odm_tracked(),
-                unchanged: &unchanged,
+                unchanged,
             };
             codec::to_raw_spliced(value, capacity, &splice)?
         }
         _ => codec::to_raw_sized(value, capacity)?,
     };
-    let mut reordered = false;
     let meta = T::__odm_meta();
+    let mut reordered = false;
     let mut kind = None;
-    let mut changes = match tracked {
+    let changes = match tracked {
         Tracked::Snapshot {
             snapshot, missing, ..
         } => {
@@ -139,58 +225,57 @@ pub(crate) fn plan<T: Schema>(
             ))
         }
     };
-    let pending = schema.upgrade.as_deref().filter(|_| meta.schema.is_some());
-    if let (Some(upgrade), Some(kinds)) = (pending, meta.kinds) {
-        if upgrade::rewrites(upgrade, kinds.key) {
-            // The upgrade gave the document its kind (or renamed it): the
-            // store does not hold the loaded kind yet, and the upgrade's
-            // guard pins what it holds instead.
-            kind = None;
-        }
-    }
-    let mut kept = Vec::new();
-    if let Some(upgrade) = pending {
-        (changes, kept) = upgrade::merge(&upgrade.changes, changes, &current)?;
-    }
-    let effect = versioning::effect(&meta.versioning, &changes, increment);
-    let mut effect = kind::effect(kind.as_ref(), &meta.versioning, effect);
-    if pending.is_some() && meta.versioning.key.is_some() {
-        // A rewrite of every field the upgrade touched: checked and bumped.
-        effect = Effect::ALL;
-    }
-    effect.check |= in_doubt && effect.bump;
-    let (mut rewrites, mut positions) = loaded_guards(&meta.versioning, tracked, &changes, effect)?;
-    if let Some(upgrade) = pending {
-        // The upgrade's fields are guarded by their stored values instead.
-        rewrites.retain(|(path, _)| !upgrade::rewrites(upgrade, path));
-        rewrites.extend(upgrade.guards.iter().cloned());
-        // An element in a field the upgrade rewrote is written whole
-        // (`upgrade::merge`), guarded by the field's stored value; in any
-        // other field the loaded element is the stored one, and its guard
-        // stays: an in-place edit does not bump the version, so the
-        // version alone does not order two edits of one element.
-        positions.retain(|element| !upgrade::rewrites(upgrade, element.field()));
-    }
-    let is_new = matches!(tracked, Tracked::New);
-    let stamp = timestamps::stamp_plan::<T>(is_new, &mut current, &mut changes)?;
-    let schema = meta.schema.map(|declared| upgrade::Terms {
-        key: declared.key,
-        stored: schema.stored,
-        write: pending.map(|_| declared.current),
-        kept,
-    });
-    Ok(Plan {
-        current,
-        unchanged,
+    Ok(Changed {
+        current: Current::Whole(current),
         changes,
-        effect,
-        stamp,
-        rewrites,
-        positions,
         reordered,
         kind,
-        schema,
     })
+}
+
+/// [`Changed`] as a patch of the snapshot, when the value is one: only
+/// the fields not known unchanged are serialized and diffed, each against
+/// the snapshot's element (see `codec::rawser::patch`). The same changes
+/// as [`changed`] finds, for a value with the snapshot's top-level keys in
+/// its order, of a model whose save needs nothing else of the whole
+/// value: no enum model (its kind), no `timestamps` (the stamp is written
+/// into the whole document), no upgrade on load pending (`plain`), no
+/// paths the store lacks. `None` otherwise.
+fn patched<T: Schema>(
+    value: &T,
+    tracked: &Tracked,
+    unchanged: &Unchanged,
+    plain: bool,
+) -> Result<Option<Changed>> {
+    let Tracked::Snapshot {
+        snapshot, missing, ..
+    } = tracked
+    else {
+        return Ok(None);
+    };
+    let meta = T::__odm_meta();
+    let plain = plain && meta.kinds.is_none() && meta.timestamps.is_none();
+    if !plain || !missing.is_empty() || !unchanged.any() {
+        return Ok(None);
+    }
+    let splice = codec::rawser::splice::Splice {
+        from: snapshot.as_bytes(),
+        names: T::__odm_tracked(),
+        unchanged,
+    };
+    let Some(mut patch) = codec::rawser::patch::to_patch(value, &splice) else {
+        return Ok(None);
+    };
+    let Some(out) = diff::diff_patch(snapshot.as_bytes(), &mut patch)? else {
+        return Ok(None);
+    };
+    kind::check_id(&out.changes)?;
+    Ok(Some(Changed {
+        current: Current::Patch(patch),
+        changes: out.changes,
+        reordered: out.reordered,
+        kind: None,
+    }))
 }
 
 /// The guards of a save that require what this copy loaded (the rewrite

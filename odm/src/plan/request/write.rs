@@ -136,7 +136,7 @@ impl Request {
 /// value, version 0 under a version key, the model's schema version under
 /// its key, and the fence's token. (`save()` and a batch insert the same.)
 pub(crate) fn inserted<T: Schema>(plan: &Plan, fence: Option<i64>) -> RawDocumentBuf {
-    let mut stored = plan.current.clone();
+    let mut stored = plan.current.of_new().clone();
     let meta = T::__odm_meta();
     if let Some(key) = meta.versioning.key {
         crate::bson_release::append(&mut stored, key, 0i32);
@@ -159,7 +159,7 @@ pub(crate) fn inserted<T: Schema>(plan: &Plan, fence: Option<i64>) -> RawDocumen
 /// [`inserted`] stores.
 pub(crate) fn insert<T: Schema>(plan: Plan, fence: Option<i64>) -> Result<Request> {
     let stored = inserted::<T>(&plan, fence);
-    let id = codec::read_id(&plan.current)?;
+    let id = codec::read_id(plan.current.of_new())?;
     Ok(Request {
         send: Send::Insert(stored),
         fence,

@@ -36,7 +36,9 @@ impl crate::schema::Schema for Item {
 
 fn plan(changes: Vec<Change>, effect: Effect) -> Plan {
     Plan {
-        current: RawDocumentBuf::try_from(&doc! { "_id": 1, "n": 7 }).unwrap(),
+        current: crate::plan::current::Current::Whole(
+            RawDocumentBuf::try_from(&doc! { "_id": 1, "n": 7 }).unwrap(),
+        ),
         unchanged: crate::codec::same::Unchanged::NONE,
         changes,
         effect,

@@ -1,0 +1,78 @@
+//! The value a save writes, serialized: whole, or as a patch of the
+//! snapshot (the top-level fields that changed, each in place of its
+//! snapshot element), which a save of a few fields of a large document
+//! builds without writing or copying the rest (see `codec::rawser::patch`).
+
+use std::borrow::Cow;
+
+use mongodb::bson::raw::{RawDocument, RawDocumentBuf};
+
+use crate::codec::rawser::patch::Patch;
+
+/// See the module docs.
+#[derive(Debug, Clone)]
+pub(crate) enum Current {
+    /// The whole document.
+    Whole(RawDocumentBuf),
+    /// The snapshot the plan was made from, with these fields replaced.
+    Patch(Patch),
+}
+
+impl Current {
+    /// The whole document of a new document's plan, which is never a
+    /// patch (a patch is made from a snapshot).
+    pub fn of_new(&self) -> &RawDocumentBuf {
+        match self {
+            Current::Whole(doc) => doc,
+            Current::Patch(_) => unreachable!("a new document's plan is whole"),
+        }
+    }
+
+    /// The whole document; `snapshot` is the one the plan was made from
+    /// (a patch is applied to a copy of it).
+    pub fn whole<'a>(&'a self, snapshot: Option<&RawDocument>) -> Cow<'a, RawDocument> {
+        match (self, snapshot) {
+            (Current::Whole(doc), _) => Cow::Borrowed(doc),
+            (Current::Patch(patch), Some(snapshot)) => {
+                Cow::Owned(document(patch.applied(snapshot.as_bytes())))
+            }
+            (Current::Patch(_), None) => unreachable!("a patch is made from a snapshot"),
+        }
+    }
+
+    /// The whole document, a patch applied to a copy of `snapshot` (the
+    /// one the plan was made from), to change it in place.
+    pub fn make_whole(&mut self, snapshot: Option<&RawDocument>) -> &mut RawDocumentBuf {
+        if let Current::Patch(_) = self {
+            *self = Current::Whole(self.whole(snapshot).into_owned());
+        }
+        match self {
+            Current::Whole(doc) => doc,
+            Current::Patch(_) => unreachable!("made whole above"),
+        }
+    }
+
+    /// The whole document, made by patching `snapshot` (the one the plan
+    /// was made from) in place.
+    pub fn into_whole(self, snapshot: RawDocumentBuf) -> RawDocumentBuf {
+        match self {
+            Current::Whole(doc) => doc,
+            Current::Patch(patch) => document(patch.apply(snapshot.into_bytes())),
+        }
+    }
+
+    /// [`into_whole`](Current::into_whole), keeping `snapshot` too (a
+    /// patch is applied to a copy of it).
+    pub fn into_whole_keeping(self, snapshot: RawDocumentBuf) -> (RawDocumentBuf, RawDocumentBuf) {
+        match self {
+            Current::Whole(doc) => (doc, snapshot),
+            Current::Patch(patch) => (document(patch.applied(snapshot.as_bytes())), snapshot),
+        }
+    }
+}
+
+/// The bytes of a patched document, a document: the patch replaces whole
+/// elements and sets the length.
+fn document(bytes: Vec<u8>) -> RawDocumentBuf {
+    RawDocumentBuf::from_bytes(bytes).expect("a patched document is a document")
+}

@@ -1,0 +1,43 @@
+//! The diff of a value written as a patch of the snapshot
+//! (`codec::rawser::patch`): only the written fields are compared, each
+//! with the snapshot's element it replaces. Both documents then hold the
+//! same keys in the same order, and every field not written is the same
+//! in both, so the changes are those [`diff_out`](super::diff_out) finds
+//! between the snapshot and the patched snapshot, in the same order.
+
+use super::{diff_value, is_awkward, Out};
+use crate::codec::rawser::patch::Patch;
+use crate::codec::scan::{Elem, Walk};
+use crate::error::Error;
+
+/// The changes from `old` (the snapshot) to `old` patched by `patch`;
+/// the pieces whose bytes are the snapshot's are dropped from `patch`,
+/// which then holds only what changed. `None` when a written key cannot
+/// be part of an update path: the whole diff reports it.
+pub(crate) fn diff_patch(old: &[u8], patch: &mut Patch) -> Result<Option<Out>, Error> {
+    let mut out = Out::default();
+    let (before, after) = (Walk::new(old)?, Walk::new(&patch.written)?);
+    let mut kept = Vec::with_capacity(patch.pieces.len());
+    for piece in patch.pieces.drain(..) {
+        let a = element(&before, piece.old.start)?;
+        let b = element(&after, piece.new.start)?;
+        if a.same(&b) {
+            continue;
+        }
+        if is_awkward(b.key) {
+            return Ok(None);
+        }
+        diff_value(&a, &b, b.key_str()?.to_string(), false, &mut out)?;
+        kept.push(piece);
+    }
+    patch.pieces = kept;
+    Ok(Some(out))
+}
+
+/// The element of `walk`'s document that starts at offset `at`.
+fn element<'a>(walk: &Walk<'a>, at: usize) -> Result<Elem<'a>, Error> {
+    let mut walk = walk.clone();
+    walk.skip_to(at);
+    walk.next_elem()?
+        .ok_or_else(|| super::raw_error("a patch's piece past its document"))
+}
