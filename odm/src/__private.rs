@@ -5,6 +5,7 @@ pub use crate::bulk::{build as bulk_build, BulkPath};
 pub use crate::codec::array::assert_array;
 pub use crate::error::{MigrationError, Result, ValidationError, ValidationErrors};
 pub use crate::model::copy_after_first_save;
+pub use crate::plan::current::patched_plans;
 pub use crate::model::hooks::{HookContext, Hooks};
 pub use crate::model::insert_id::set_id;
 pub use crate::model::save_build;

@@ -122,12 +122,14 @@ pub async fn run<S: Shape>() {
     t.finish().await;
     let failures = std::mem::take(&mut *failures.lock().unwrap());
     eprintln!(
-        "save_random {}: {} histories (ODM_RANDOM_SEED={:#x}) in {:.1?}, {} failed",
+        "save_random {}: {} histories (ODM_RANDOM_SEED={:#x}) in {:.1?}, {} failed \
+         ({} plans made as a patch in the process so far)",
         S::NAME,
         cfg.histories,
         cfg.base,
         started.elapsed(),
-        failures.len()
+        failures.len(),
+        odm::__private::patched_plans()
     );
     if failures.is_empty() {
         return;

@@ -4,6 +4,7 @@
 //! builds without writing or copying the rest (see `codec::rawser::patch`).
 
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mongodb::bson::raw::{RawDocument, RawDocumentBuf};
 
@@ -75,4 +76,21 @@ impl Current {
 /// elements and sets the length.
 fn document(bytes: Vec<u8>) -> RawDocumentBuf {
     RawDocumentBuf::from_bytes(bytes).expect("a patched document is a document")
+}
+
+/// Plans made as a patch since the process started.
+static PATCHES: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts a plan made as a patch.
+pub(crate) fn count_patch() {
+    PATCHES.fetch_add(1, Ordering::Relaxed);
+}
+
+/// How many plans (saves, `changes()`, `modified_paths()`) the process has
+/// made as a patch of the snapshot rather than of the whole value: for the
+/// suite, to see that its random histories go through that path. Not
+/// public API.
+#[doc(hidden)]
+pub fn patched_plans() -> usize {
+    PATCHES.load(Ordering::Relaxed)
 }

@@ -270,6 +270,7 @@ fn patched<T: Schema>(
         return Ok(None);
     };
     kind::check_id(&out.changes)?;
+    crate::plan::current::count_patch();
     Ok(Some(Changed {
         current: Current::Patch(patch),
         changes: out.changes,
