@@ -8,7 +8,8 @@
 //!
 //! Only a value with the earlier document's top-level keys, in its order,
 //! is patched: a field the value now skips or adds (`skip_serializing_if`)
-//! gives up, and the caller serializes the whole value.
+//! gives up, and the caller serializes the whole value (so does a value
+//! with an array known unchanged in its first elements only: a push).
 
 use std::ops::Range;
 
@@ -16,7 +17,7 @@ use serde::ser::{self, Impossible, Serialize};
 
 use super::compound::Struct;
 use super::leaf::give_up_on_non_strings;
-use super::splice::{Prefix, Prefixed, Splice};
+use super::splice::Splice;
 use super::{short, GiveUp, Result, Writer};
 use crate::codec::scan::Walk;
 
@@ -39,10 +40,12 @@ pub(crate) struct Piece {
 }
 
 /// `value` written as a patch of `splice.from`: the fields `splice` marks
-/// unchanged are not written, the others are (an array's unchanged first
-/// elements copied from `splice.from`). `None` when `bson` must serialize
-/// the value (see the module docs of `rawser`), or when its top-level keys
-/// are not those of `splice.from`, in its order.
+/// unchanged are not written, the others are, and those written as they
+/// were are dropped. `None` when `bson` must serialize the value (see the
+/// module docs of `rawser`), when its top-level keys are not those of
+/// `splice.from`, in its order, or when `splice` knows the first elements
+/// of a sequence unchanged (the splice copies them once; a patch would
+/// copy them into the piece, then into the snapshot).
 pub(crate) fn to_patch<T: Serialize + ?Sized>(value: &T, splice: &Splice<'_>) -> Option<Patch> {
     let mut top = Top {
         w: Writer {
@@ -74,11 +77,17 @@ impl Patch {
         // Back to front: an earlier range stays where it is.
         for piece in self.pieces.iter().rev() {
             let new = &self.written[piece.new.clone()];
-            if piece.old.len() == new.len() {
-                from[piece.old.clone()].copy_from_slice(new);
-            } else {
-                from.splice(piece.old.clone(), new.iter().copied());
+            let (old, len) = (piece.old.clone(), from.len());
+            let end = old.start + new.len();
+            if new.len() != old.len() {
+                // The bytes after the element, moved once (a `memmove`).
+                if new.len() > old.len() {
+                    from.resize(len + new.len() - old.len(), 0);
+                }
+                from.copy_within(old.end..len, end);
+                from.truncate(len + new.len() - old.len());
             }
+            from[old.start..end].copy_from_slice(new);
         }
         let len = i32::try_from(from.len()).unwrap_or(i32::MAX);
         from[..4].copy_from_slice(&len.to_le_bytes());
@@ -111,47 +120,46 @@ struct Walking<'s> {
 }
 
 /// What to do with one field.
-enum Field<'s> {
+enum Field {
     /// Nothing: it is unchanged.
     Skip,
     /// Write it; the earlier element is at `old`.
     Write { old: Range<usize> },
-    /// Write it, its array's first elements copied from `value` (the
-    /// earlier array's value).
-    Prefixed {
-        old: Range<usize>,
-        value: &'s [u8],
-        prefix: Prefix,
-    },
 }
 
 impl<'s> Walking<'s> {
+    /// The earlier document.
+    fn from_bytes(&self) -> &'s [u8] {
+        self.splice.from
+    }
+
     /// The earlier element of the field `key`, which must be the next one,
     /// and whether the field is known unchanged.
-    fn field(&mut self, key: &str) -> Result<Field<'s>> {
+    fn field(&mut self, key: &str) -> Result<Field> {
         let names = self.splice.names;
-        let rest = names.get(self.next_name..).ok_or(GiveUp)?;
-        let at = rest.iter().position(|n| *n == key).ok_or(GiveUp)?;
-        let i = self.next_name + at;
+        // Usually the next name; one the value skips is passed over.
+        let i = match names.get(self.next_name) {
+            Some(name) if *name == key => self.next_name,
+            _ => {
+                let rest = names.get(self.next_name..).ok_or(GiveUp)?;
+                self.next_name + rest.iter().position(|n| *n == key).ok_or(GiveUp)?
+            }
+        };
         self.next_name = i + 1;
         let start = self.from.at();
-        let elem = match self.from.next_elem() {
-            Ok(Some(elem)) if elem.key == key.as_bytes() => elem,
+        match self.from.next_elem() {
+            Ok(Some(elem)) if elem.key == key.as_bytes() => {}
             _ => return Err(GiveUp),
-        };
+        }
         let old = start..self.from.at();
         let unchanged = self.splice.unchanged;
         if i < 128 && unchanged.fields & (1 << i) != 0 {
             return Ok(Field::Skip);
         }
-        let (n, all) = unchanged.prefix_of(i);
-        if n > 0 && elem.is_array() {
-            let prefix = Prefix { n, all };
-            return Ok(Field::Prefixed {
-                old,
-                value: elem.value,
-                prefix,
-            });
+        // A sequence whose first elements are unchanged is spliced
+        // (`rawser::splice`): written here, they would be copied twice.
+        if unchanged.prefix(i) > 0 {
+            return Err(GiveUp);
         }
         Ok(Field::Write { old })
     }
@@ -208,23 +216,17 @@ impl ser::SerializeStruct for Fields<'_, '_> {
         let start = doc.w.bytes.len();
         let old = match self.walking.field(key)? {
             Field::Skip => return Ok(()),
-            Field::Write { old } => {
-                ser::SerializeStruct::serialize_field(&mut self.inner, key, value)?;
-                old
-            }
-            Field::Prefixed { old, value: from, prefix } => {
-                doc.w.key(key)?;
-                value.serialize(Prefixed {
-                    w: doc.w,
-                    old: from,
-                    prefix,
-                })?;
-                old
-            }
+            Field::Write { old } => old,
         };
-        let Struct::Doc(doc) = &self.inner else {
+        ser::SerializeStruct::serialize_field(&mut self.inner, key, value)?;
+        let Struct::Doc(doc) = &mut self.inner else {
             return Err(GiveUp);
         };
+        // A field written as it was is no piece.
+        if doc.w.bytes[start..] == self.walking.from_bytes()[old.clone()] {
+            doc.w.bytes.truncate(start);
+            return Ok(());
+        }
         let new = start..doc.w.bytes.len();
         self.walking.pieces.push(Piece { new, old });
         Ok(())

