@@ -5,6 +5,7 @@ pub use crate::bulk::{build as bulk_build, BulkPath};
 pub use crate::codec::array::assert_array;
 pub use crate::error::{MigrationError, Result, ValidationError, ValidationErrors};
 pub use crate::model::copy_after_first_save;
+pub use crate::model::edit::reached_only;
 pub use crate::plan::current::patched_plans;
 pub use crate::model::hooks::{HookContext, Hooks};
 pub use crate::model::insert_id::set_id;
@@ -32,6 +33,7 @@ pub mod same {
     pub use crate::codec::same::{
         Probe, Same, Unchanged, ViaClone, ViaNoClone, ViaNothing, ViaSame, SAME,
     };
+    pub use crate::codec::sealed::{sealed_struct, TypeProbe, ViaSealed, ViaUnsealed};
 }
 pub use mongodb::bson::{Bson, DateTime, Document as BsonDocument};
 pub use serde::de::DeserializeOwned;

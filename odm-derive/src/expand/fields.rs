@@ -56,7 +56,7 @@ fn unraw(ident: &Ident) -> String {
 }
 
 /// The type carrying the BSON name of `field`.
-fn marker(cont: &Container, field: &Field) -> Ident {
+pub(super) fn marker(cont: &Container, field: &Field) -> Ident {
     format_ident!("__{}_{}", cont.ident, unraw(field.ident))
 }
 

@@ -33,8 +33,9 @@ pub fn derive_document(input: &DeriveInput) -> TokenStream {
             let document = meta::impl_document(&container);
             let validate = validate::impl_validate(&container);
             let fields = fields::impl_fields(&container);
+            let members = same::members(&container);
             let linked = references::impl_linked(&container, false);
-            wrap(quote!(#document #validate #fields #linked))
+            wrap(quote!(#document #validate #fields #members #linked))
         }
         // The type checks of the generated code are independent of the
         // attribute errors: report them in the same compile. The paths are
@@ -43,7 +44,9 @@ pub fn derive_document(input: &DeriveInput) -> TokenStream {
         (Err(errors), Some(container)) => {
             let type_checks = meta::skip_versioning_arrays(&container);
             let stub = errors_with_stub(input, errors, type_checks);
-            let fields = wrap(fields::impl_fields(&container));
+            let fields = fields::impl_fields(&container);
+            let members = same::members(&container);
+            let fields = wrap(quote!(#fields #members));
             let linked = wrap(references::impl_linked(&container, true));
             quote!(#stub #fields #linked)
         }

@@ -60,9 +60,21 @@ pub fn document_methods(cont: &Container) -> TokenStream {
         }
     });
     let indexes = 0..fields.len();
+    let types = fields.iter().map(|f| f.ty);
+    let sealed_bits = bits.clone();
     quote! {
         fn __odm_tracked() -> &'static [&'static str] {
             &[#(#names),*]
+        }
+        fn __odm_sealed() -> u128 {
+            use #s::{ViaSealed as _, ViaUnsealed as _};
+            let mut bits = 0u128;
+            #(
+                if (&#s::TypeProbe::<#types>::NEW).odm_sealed() {
+                    bits |= #sealed_bits;
+                }
+            )*
+            bits
         }
         fn __odm_compares(&self) -> bool {
             use #s::{ViaNothing as _, ViaSame as _};
@@ -107,8 +119,21 @@ pub fn impl_same(cont: &Container) -> TokenStream {
         .filter(|f| !f.attrs.serde_skipped)
         .map(|f| f.ident)
         .collect();
+    let types = cont
+        .fields
+        .iter()
+        .filter(|f| !f.attrs.serde_skipped)
+        .map(|f| f.ty);
     quote! {
         impl #s::Same for #ident {
+            fn __odm_sealed() -> bool {
+                use #s::{ViaSealed as _, ViaUnsealed as _};
+                static SEALED: ::core::sync::atomic::AtomicU8 =
+                    ::core::sync::atomic::AtomicU8::new(0);
+                #s::sealed_struct::<Self>(&SEALED, || {
+                    true #(&& (&#s::TypeProbe::<#types>::NEW).odm_sealed())*
+                })
+            }
             #[inline]
             fn __odm_same(&self, other: &Self) -> bool {
                 use #s::{ViaNothing as _, ViaSame as _};
@@ -126,4 +151,37 @@ pub fn impl_same(cont: &Container) -> TokenStream {
             }
         }
     }
+}
+
+/// `Member` of the document for each of its stored fields' name markers
+/// (`fields::impl_fields`), so `Doc::field_mut` reaches that field alone:
+/// its bit among the fields compared, or none (`usize::MAX`).
+pub fn members(cont: &Container) -> TokenStream {
+    let generics = &cont.original.generics;
+    if generics.lifetimes().next().is_some() {
+        return TokenStream::new();
+    }
+    let tracked = tracked(cont);
+    let ident = cont.ident;
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let f = quote!(::odm::__private::fields);
+    cont.stored_fields()
+        .map(|field| {
+            let marker = super::fields::marker(cont, field);
+            let (name, ty) = (field.ident, field.ty);
+            let index = match tracked.iter().position(|t| t.ident == field.ident) {
+                Some(i) => quote!(#i),
+                None => quote!(::core::primitive::usize::MAX),
+            };
+            quote! {
+                impl #impl_generics #f::Member<#ident #ty_generics, #ty> for #marker #where_clause {
+                    const INDEX: usize = #index;
+                    #[inline]
+                    fn get(value: &mut #ident #ty_generics) -> &mut #ty {
+                        &mut value.#name
+                    }
+                }
+            }
+        })
+        .collect()
 }

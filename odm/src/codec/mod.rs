@@ -11,6 +11,7 @@ pub(crate) mod rawser;
 pub mod same;
 pub(crate) mod same_type;
 pub(crate) mod scan;
+pub mod sealed;
 #[cfg(test)]
 mod scan_tests;
 pub(crate) mod strict;

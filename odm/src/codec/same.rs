@@ -32,6 +32,14 @@ pub trait Same {
     /// `true` only if `self` and `other` are built of the same parts.
     fn __odm_same(&self, other: &Self) -> bool;
 
+    /// Whether a value of this type changes only through `&mut`: no part
+    /// of it can change behind `&` (a `Cell`, a `Mutex`). A field of such
+    /// a type that no `&mut` reached since the snapshot is unchanged (see
+    /// `Doc::field_mut`). `false` unless the impl says otherwise.
+    fn __odm_sealed() -> bool {
+        false
+    }
+
     /// Makes `self` the same as `from`, part for part, keeping what it
     /// holds where that is already the same (a vector's unchanged
     /// elements, a string's buffer).
@@ -119,6 +127,9 @@ macro_rules! same_by_eq {
             fn __odm_same(&self, other: &Self) -> bool {
                 self == other
             }
+            fn __odm_sealed() -> bool {
+                true
+            }
             #[inline]
             fn __odm_sync_from(&mut self, from: &Self) {
                 self.clone_from(from);
@@ -141,6 +152,9 @@ macro_rules! same_by_bits {
             fn __odm_same(&self, other: &Self) -> bool {
                 self.$bits() == other.$bits()
             }
+            fn __odm_sealed() -> bool {
+                true
+            }
             #[inline]
             fn __odm_sync_from(&mut self, from: &Self) {
                 *self = *from;
@@ -159,6 +173,9 @@ same_by_bits!(
 /// copy made so is checked with `same` before it is trusted.
 impl<T: Same + Clone> Same for Option<T> {
     const COMPOUND: bool = T::COMPOUND;
+    fn __odm_sealed() -> bool {
+        T::__odm_sealed()
+    }
     #[inline]
     fn __odm_same(&self, other: &Self) -> bool {
         match (self, other) {
@@ -177,6 +194,9 @@ impl<T: Same + Clone> Same for Option<T> {
 
 impl<T: Same> Same for Box<T> {
     const COMPOUND: bool = T::COMPOUND;
+    fn __odm_sealed() -> bool {
+        T::__odm_sealed()
+    }
     #[inline]
     fn __odm_same(&self, other: &Self) -> bool {
         (**self).__odm_same(&**other)
@@ -193,6 +213,9 @@ fn same_slice<T: Same>(a: &[T], b: &[T]) -> bool {
 }
 
 impl<T: Same + Clone> Same for Vec<T> {
+    fn __odm_sealed() -> bool {
+        T::__odm_sealed()
+    }
     #[inline]
     fn __odm_same(&self, other: &Self) -> bool {
         same_slice(self, other)
@@ -228,6 +251,9 @@ impl<T: Same + Clone> Same for Vec<T> {
 }
 
 impl<T: Same, const N: usize> Same for [T; N] {
+    fn __odm_sealed() -> bool {
+        T::__odm_sealed()
+    }
     #[inline]
     fn __odm_same(&self, other: &Self) -> bool {
         same_slice(self, other)
@@ -241,6 +267,9 @@ impl<T: Same, const N: usize> Same for [T; N] {
 
 /// In key order, which is its serialization order.
 impl<K: Same + Clone, V: Same + Clone> Same for BTreeMap<K, V> {
+    fn __odm_sealed() -> bool {
+        K::__odm_sealed() && V::__odm_sealed()
+    }
     fn __odm_same(&self, other: &Self) -> bool {
         self.len() == other.len()
             && self

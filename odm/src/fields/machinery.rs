@@ -45,6 +45,18 @@ impl<P: Prefix, S: Segment> Prefix for Join<P, S> {
     };
 }
 
+/// A top-level field of the document `T`, as the marker type of its name
+/// (the derive implements it for each stored field of a document): what
+/// [`Doc::field_mut`](crate::Doc::field_mut) reaches.
+#[doc(hidden)]
+pub trait Member<T, V>: Segment {
+    /// The field's bit among the fields a save may know unchanged
+    /// (`Schema::__odm_tracked`); `usize::MAX` when it has none.
+    const INDEX: usize;
+    /// The field (of type `V`) of `value`, and nothing else of it.
+    fn get(value: &mut T) -> &mut V;
+}
+
 /// A set of accessors (the struct the derive generates), reachable as a
 /// constant reference.
 #[doc(hidden)]

@@ -9,6 +9,7 @@ use mongodb::bson::{Bson, Document as BsonDocument};
 
 use crate::codec::{self, version_key, Hidden, Loaded};
 use crate::error::Result;
+use crate::model::edit::Edits;
 use crate::model::shadow::Shadow;
 use crate::model::Document;
 use crate::model::Model;
@@ -38,6 +39,9 @@ pub struct Doc<T: Document> {
     /// A copy of the value as the snapshot holds it, to find the unchanged
     /// fields without serializing them (see `model::shadow`).
     shadow: Shadow<T>,
+    /// What the value was reached in since the snapshot (see
+    /// `model::edit`).
+    edits: Edits,
     /// The shard key as stored (`None` without `shard_key`).
     shard: Option<BsonDocument>,
     version: Option<i64>,
@@ -86,6 +90,7 @@ impl<T: Document> Doc<T> {
             value,
             tracked,
             shadow: Shadow::None,
+            edits: Edits::NONE,
             shard,
             version,
             increment: false,
@@ -106,6 +111,7 @@ impl<T: Document> Doc<T> {
             stored: loaded.stored,
         };
         self.shadow = Shadow::None;
+        self.edits = Edits::NONE;
         self.version = loaded.version;
         self.increment = false;
         self.in_doubt = false;
@@ -251,7 +257,10 @@ impl<T: Document> Doc<T> {
     /// What the next save would do.
     pub(crate) fn plan(&self) -> Result<Plan> {
         let (value, tracked) = (&self.value, &self.tracked);
-        let unchanged = self.shadow.unchanged(value);
+        let unchanged = match self.edits.unchanged::<T>() {
+            Some(unchanged) => unchanged,
+            None => self.shadow.unchanged(value),
+        };
         let (increment, in_doubt) = (self.increment, self.in_doubt);
         request::plan(value, tracked, unchanged, increment, in_doubt, &self.schema)
     }
@@ -380,6 +389,7 @@ impl<T: Document> Doc<T> {
             missing,
             base,
         };
+        self.edits = Edits::NONE;
         self.increment = false;
         self.in_doubt = false;
     }
@@ -410,6 +420,7 @@ impl<T: Document> Doc<T> {
             value: self.value.clone(),
             tracked: self.tracked.clone(),
             shadow: self.shadow.duplicate(),
+            edits: self.edits,
             shard: self.shard.clone(),
             version: self.version,
             increment: self.increment,
@@ -430,8 +441,33 @@ impl<T: Document> Deref for Doc<T> {
 
 impl<T: Document> DerefMut for Doc<T> {
     /// Before the first change of a loaded or saved value, takes its
-    /// snapshot: what the next save compares with.
+    /// snapshot: what the next save compares with. The whole value is
+    /// reached: the save looks at every field.
     fn deref_mut(&mut self) -> &mut T {
+        self.take_snapshot();
+        self.edits = Edits::Any;
+        &mut self.value
+    }
+}
+
+impl<T: Document> Doc<T> {
+    /// The value, to change in the field of bit `index` only (see
+    /// [`Doc::field_mut`]), after taking the snapshot as `DerefMut` does.
+    pub(crate) fn reach(&mut self, index: usize) -> &mut T {
+        self.take_snapshot();
+        self.edits.reached(index);
+        &mut self.value
+    }
+
+    /// Replaces what the value counts as reached in (see
+    /// `model::edit::reached_only`).
+    pub(crate) fn set_edits(&mut self, edits: Edits) {
+        self.edits = edits;
+    }
+
+    /// The snapshot of a loaded or saved value not changed since: taken
+    /// before its first change.
+    fn take_snapshot(&mut self) {
         if let Tracked::Clean { id, stored } = &self.tracked {
             let id = id.clone();
             let keys = T::__odm_meta().hidden();
@@ -453,7 +489,6 @@ impl<T: Document> DerefMut for Doc<T> {
                 },
             };
         }
-        &mut self.value
     }
 }
 

@@ -4,6 +4,7 @@ pub(crate) mod collections;
 pub(crate) mod delete;
 pub(crate) mod doc;
 mod document;
+pub(crate) mod edit;
 pub(crate) mod execute;
 pub(crate) mod execute_atomic;
 pub mod hooks;

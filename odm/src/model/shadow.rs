@@ -85,7 +85,16 @@ impl<T: Schema> Shadow<T> {
     /// read takes the copy.
     pub(crate) fn saved(&mut self, value: &T, known: &Unchanged) {
         match self {
-            Shadow::On { copy, valid } => *valid = value.__odm_reshadow(copy, known),
+            Shadow::On { copy, valid } => {
+                // Only what the copy holds as the snapshot does is known
+                // the same in it (a save that knew fields unchanged from
+                // `Doc::field_mut` did not ask the copy).
+                let known = Unchanged {
+                    fields: known.fields & *valid,
+                    prefixes: known.prefixes.clone(),
+                };
+                *valid = value.__odm_reshadow(copy, &known);
+            }
             Shadow::None if AFTER_FIRST.load(Ordering::Relaxed) => *self = Shadow::of(value),
             Shadow::None => *self = Shadow::Next,
             Shadow::Next => *self = Shadow::of(value),

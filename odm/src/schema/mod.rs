@@ -61,6 +61,15 @@ pub trait Schema: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static {
         false
     }
 
+    /// The fields (bits, in [`__odm_tracked`](Schema::__odm_tracked)
+    /// order) whose types change only through `&mut`
+    /// (`codec::same::Same::__odm_sealed`): a field of them that
+    /// `Doc::field_mut` did not reach since the snapshot is unchanged.
+    #[doc(hidden)]
+    fn __odm_sealed() -> u128 {
+        0
+    }
+
     /// A copy of the value, when its type is `Clone`: what later values
     /// are compared with, field by field (see `model::shadow`).
     #[doc(hidden)]

@@ -1,0 +1,114 @@
+//! [`Doc::field_mut`]: a change the `Doc` sees field by field, so a save
+//! knows the fields it did not reach unchanged without comparing them.
+//!
+//! `Doc` derefs mutably to the whole value: after that any field may have
+//! changed, and a save finds out by comparing (`model::shadow`) and by the
+//! diff. A field reached through `field_mut` is the only one that may have
+//! changed through it, since the accessor is generated code that borrows
+//! that field and nothing else ([`Member::get`]). So while every change
+//! since the snapshot went through `field_mut`, a field not reached is
+//! what the snapshot holds, if its type cannot change behind `&`
+//! (`Same::__odm_sealed`): the save skips it, neither serialized nor
+//! compared nor copied.
+
+use crate::codec::same::Unchanged;
+use crate::fields::machinery::{Join, Member, Root};
+use crate::fields::FieldPath;
+use crate::model::doc::Doc;
+use crate::model::Document;
+use crate::schema::Schema;
+
+/// What a `Doc`'s value may have changed in since its snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Edits {
+    /// Only these fields (bits of `Schema::__odm_tracked`) were reached.
+    Fields(u128),
+    /// The whole value was reached (`DerefMut`).
+    Any,
+}
+
+impl Edits {
+    /// Nothing reached since the snapshot.
+    pub const NONE: Edits = Edits::Fields(0);
+
+    /// The field of bit `index` was reached (`usize::MAX`, or any index
+    /// past the bits: one a save does not know, so the whole value).
+    pub fn reached(&mut self, index: usize) {
+        *self = match *self {
+            Edits::Fields(bits) if index < 128 => Edits::Fields(bits | 1 << index),
+            _ => Edits::Any,
+        };
+    }
+
+    /// The fields of `T` known unchanged: those not reached whose type
+    /// changes only through `&mut`; `None` when the whole value was
+    /// reached (or no field is such).
+    pub fn unchanged<T: Schema>(&self) -> Option<Unchanged> {
+        let Edits::Fields(reached) = *self else {
+            return None;
+        };
+        let sealed = T::__odm_sealed();
+        (sealed != 0).then(|| Unchanged {
+            fields: sealed & !reached,
+            prefixes: Vec::new(),
+        })
+    }
+}
+
+impl<T: Document> Doc<T> {
+    /// The top-level field `path` of the value, to change: what
+    /// `&mut doc.field` gives, and the `Doc` notes which field it was.
+    ///
+    /// A save then knows that every other field is unchanged without
+    /// looking at it, as long as the value was reached only this way since
+    /// it was loaded or last saved (a `DerefMut` access, `doc.x = ..`,
+    /// reaches the whole value): saving one number of a large document
+    /// then costs about what the update alone costs. A field whose type
+    /// can change behind `&` (a `Cell`, a `Mutex`, a `HashMap`, which is
+    /// not compared) is looked at anyway. What the save sends is the same
+    /// either way.
+    ///
+    /// `path` is a top-level path of `T` (`T::fields().counter()`); a
+    /// nested path or another model's does not compile.
+    ///
+    /// ```
+    /// # use odm::prelude::*;
+    /// # use serde::{Deserialize, Serialize};
+    /// #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+    /// pub struct Post {
+    ///     #[serde(rename = "_id")]
+    ///     pub id: ObjectId,
+    ///     pub views: i64,
+    ///     pub tags: Vec<String>,
+    /// }
+    ///
+    /// # fn edit(doc: &mut Doc<Post>) {
+    /// let f = Post::fields();
+    /// *doc.field_mut(f.views()) += 1;
+    /// doc.field_mut(f.tags()).push("rust".into());
+    /// # }
+    /// ```
+    pub fn field_mut<V, S>(&mut self, path: FieldPath<V, Join<Root, S>>) -> &mut V
+    where
+        S: Member<T, V>,
+    {
+        let _ = path;
+        S::get(self.reach(S::INDEX))
+    }
+}
+
+/// Makes `doc` count as reached only in the top-level fields `names`
+/// (stored names) since its snapshot, as if every change since went
+/// through [`Doc::field_mut`]: for the suite's random histories, which
+/// change values through `DerefMut` and name the fields that changed (and
+/// a few that did not). A name of no field compared makes it the whole
+/// value. Not public API.
+#[doc(hidden)]
+pub fn reached_only<T: Document>(doc: &mut Doc<T>, names: &[&str]) {
+    let fields = T::__odm_tracked();
+    let mut edits = Edits::NONE;
+    for name in names {
+        edits.reached(fields.iter().position(|f| f == name).unwrap_or(usize::MAX));
+    }
+    doc.set_edits(edits);
+}
