@@ -22,6 +22,8 @@
 //! first every other round, `ODM_CPU_ROUNDS` rounds); a push is taken back
 //! after each timed round trip (untimed), so the document keeps its size.
 //! `ODM_CPU_DOCS` sets the documents of `bulk_save` and `find`;
+//! `ODM_CPU_REACH=1` makes odm's side change its `Doc`s through
+//! `Doc::field_mut` instead of `DerefMut` (the same commands are sent).
 //! `ODM_CPU_ONLY=odm|driver|none` times one side only, or neither (for
 //! profiling: the instructions of a run less those of a run with `none`). Quick
 //! mode: one round trip per side and row, no warm-up, one round trip per

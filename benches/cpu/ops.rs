@@ -17,34 +17,63 @@ use crate::common::{Article, Comment, Small};
 pub trait Shape:
     Document + Clone + PartialEq + std::fmt::Debug + Serialize + DeserializeOwned + Unpin
 {
-    fn set_counter(&mut self, n: i32);
     /// Its array of sub-documents (S has none).
     fn comments_mut(&mut self) -> Option<&mut Vec<Comment>>;
-    /// Its array of strings (S has none).
-    fn tags_mut(&mut self) -> Option<&mut Vec<String>>;
+    /// `counter` of a `Doc`, reached through `Doc::field_mut` under
+    /// `ODM_CPU_REACH=1`, else through `DerefMut` (as `doc.counter`).
+    fn counter_of(doc: &mut Doc<Self>) -> &mut i32;
+    /// [`comments_mut`](Shape::comments_mut) of a `Doc`, the same way.
+    fn comments_of(doc: &mut Doc<Self>) -> Option<&mut Vec<Comment>>;
+    /// Its array of strings (S has none), the same way.
+    fn tags_of(doc: &mut Doc<Self>) -> Option<&mut Vec<String>>;
+}
+
+/// Whether odm's side changes its `Doc`s through `Doc::field_mut`
+/// (`ODM_CPU_REACH=1`) rather than `DerefMut`.
+pub fn reach() -> bool {
+    static REACH: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *REACH.get_or_init(|| std::env::var("ODM_CPU_REACH").as_deref() == Ok("1"))
 }
 
 impl Shape for Small {
-    fn set_counter(&mut self, n: i32) {
-        self.counter = n;
+    fn counter_of(doc: &mut Doc<Self>) -> &mut i32 {
+        match reach() {
+            true => doc.field_mut(Small::fields().counter()),
+            false => &mut doc.counter,
+        }
     }
-    fn comments_mut(&mut self) -> Option<&mut Vec<Comment>> {
+    fn comments_of(_: &mut Doc<Self>) -> Option<&mut Vec<Comment>> {
         None
     }
-    fn tags_mut(&mut self) -> Option<&mut Vec<String>> {
+    fn tags_of(_: &mut Doc<Self>) -> Option<&mut Vec<String>> {
+        None
+    }
+    fn comments_mut(&mut self) -> Option<&mut Vec<Comment>> {
         None
     }
 }
 
 impl Shape for Article {
-    fn set_counter(&mut self, n: i32) {
-        self.counter = n;
+    fn counter_of(doc: &mut Doc<Self>) -> &mut i32 {
+        match reach() {
+            true => doc.field_mut(Article::fields().counter()),
+            false => &mut doc.counter,
+        }
+    }
+    fn comments_of(doc: &mut Doc<Self>) -> Option<&mut Vec<Comment>> {
+        Some(match reach() {
+            true => doc.field_mut(Article::fields().comments()),
+            false => &mut doc.comments,
+        })
+    }
+    fn tags_of(doc: &mut Doc<Self>) -> Option<&mut Vec<String>> {
+        Some(match reach() {
+            true => doc.field_mut(Article::fields().tags()),
+            false => &mut doc.tags,
+        })
     }
     fn comments_mut(&mut self) -> Option<&mut Vec<Comment>> {
         Some(&mut self.comments)
-    }
-    fn tags_mut(&mut self) -> Option<&mut Vec<String>> {
-        Some(&mut self.tags)
     }
 }
 
@@ -192,7 +221,7 @@ impl<T: Shape> Odm<T> {
     pub fn prepare(&mut self, kind: Kind, n: i32) {
         if kind == Kind::Bulk {
             for doc in &mut self.many {
-                doc.set_counter(n);
+                *T::counter_of(doc) = n;
             }
         }
     }
@@ -202,18 +231,18 @@ impl<T: Shape> Odm<T> {
         match kind {
             Kind::Scalar => {
                 let doc = self.one();
-                doc.set_counter(n);
+                *T::counter_of(doc) = n;
                 doc.save().await.unwrap();
             }
             Kind::Push => {
                 let doc = self.one();
                 let comment = pushed(pool, n).clone();
-                doc.comments_mut().expect("comments").push(comment);
+                T::comments_of(doc).expect("comments").push(comment);
                 doc.save().await.unwrap();
             }
             Kind::Rewrite => {
                 let doc = self.one();
-                doc.tags_mut().expect("tags").rotate_left(1);
+                T::tags_of(doc).expect("tags").rotate_left(1);
                 doc.save().await.unwrap();
             }
             Kind::FindById => {
