@@ -48,7 +48,7 @@ pub fn document_methods(cont: &Container) -> TokenStream {
         };
         // A scalar is written faster than compared and looked up.
         quote! {
-            if (&#s::Probe(&self.#ident)).odm_tracked() {
+            if only & #bit != 0 && (&#s::Probe(&self.#ident)).odm_tracked() {
                 match (&#s::Probe(&self.#ident)).odm_compare(&shadow.#ident) {
                     #s::SAME => out.fields |= #bit,
                     0 => {}
@@ -84,7 +84,7 @@ pub fn document_methods(cont: &Container) -> TokenStream {
             use #s::{ViaClone as _, ViaNoClone as _};
             (&#s::Probe(self)).odm_clone().map(::odm::__private::Box::new)
         }
-        fn __odm_unchanged(&self, shadow: &Self, out: &mut #s::Unchanged) {
+        fn __odm_unchanged(&self, shadow: &Self, only: u128, out: &mut #s::Unchanged) {
             use #s::{ViaNothing as _, ViaSame as _};
             #(#compare)*
         }

@@ -257,9 +257,15 @@ impl<T: Document> Doc<T> {
     /// What the next save would do.
     pub(crate) fn plan(&self) -> Result<Plan> {
         let (value, tracked) = (&self.value, &self.tracked);
-        let unchanged = match self.edits.unchanged::<T>() {
-            Some(unchanged) => unchanged,
-            None => self.shadow.unchanged(value),
+        let unchanged = match self.edits.known::<T>() {
+            // The fields reached are compared with the copy (a push's
+            // unchanged first elements); the others are known.
+            Some((known, reached)) => {
+                let mut unchanged = self.shadow.unchanged(value, reached);
+                unchanged.fields |= known;
+                unchanged
+            }
+            None => self.shadow.unchanged(value, u128::MAX),
         };
         let (increment, in_doubt) = (self.increment, self.in_doubt);
         request::plan(value, tracked, unchanged, increment, in_doubt, &self.schema)

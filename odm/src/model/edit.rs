@@ -11,7 +11,6 @@
 //! (`Same::__odm_sealed`): the save skips it, neither serialized nor
 //! compared nor copied.
 
-use crate::codec::same::Unchanged;
 use crate::fields::machinery::{Join, Member, Root};
 use crate::fields::FieldPath;
 use crate::model::doc::Doc;
@@ -40,18 +39,14 @@ impl Edits {
         };
     }
 
-    /// The fields of `T` known unchanged: those not reached whose type
-    /// changes only through `&mut`; `None` when the whole value was
-    /// reached (or no field is such).
-    pub fn unchanged<T: Schema>(&self) -> Option<Unchanged> {
+    /// The fields of `T` known unchanged without looking: those not
+    /// reached whose type changes only through `&mut`; and the fields
+    /// reached. `None` when the whole value was reached.
+    pub fn known<T: Schema>(&self) -> Option<(u128, u128)> {
         let Edits::Fields(reached) = *self else {
             return None;
         };
-        let sealed = T::__odm_sealed();
-        (sealed != 0).then(|| Unchanged {
-            fields: sealed & !reached,
-            prefixes: Vec::new(),
-        })
+        Some((T::__odm_sealed() & !reached, reached))
     }
 }
 

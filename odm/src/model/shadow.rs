@@ -65,14 +65,14 @@ impl<T: Schema> Shadow<T> {
         }
     }
 
-    /// What `value` holds as the snapshot does: whole fields, and the
-    /// first elements of sequences.
-    pub(crate) fn unchanged(&self, value: &T) -> Unchanged {
+    /// What `value` holds as the snapshot does, of the fields `only`:
+    /// whole fields, and the first elements of sequences.
+    pub(crate) fn unchanged(&self, value: &T, only: u128) -> Unchanged {
         let Shadow::On { copy, valid } = self else {
             return Unchanged::NONE;
         };
         let mut out = Unchanged::NONE;
-        value.__odm_unchanged(copy, &mut out);
+        value.__odm_unchanged(copy, only & valid, &mut out);
         out.fields &= valid;
         out.prefixes
             .retain(|(i, _)| *i < 128 && valid & (1 << i) != 0);
@@ -123,6 +123,6 @@ impl<T: Schema + Clone> Shadow<T> {
 /// The fields in which `a` and `b` are the same.
 fn same_fields<T: Schema>(a: &T, b: &T) -> u128 {
     let mut out = Unchanged::NONE;
-    a.__odm_unchanged(b, &mut out);
+    a.__odm_unchanged(b, u128::MAX, &mut out);
     out.fields
 }

@@ -77,14 +77,20 @@ pub trait Schema: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static {
         None
     }
 
-    /// Adds to `out` the fields (bits, in [`__odm_tracked`] order) in
-    /// which `self` is the same as `shadow`, part for part
+    /// Adds to `out` the fields of `only` (bits, in [`__odm_tracked`]
+    /// order) in which `self` is the same as `shadow`, part for part
     /// (`codec::same::Same`), and the sequences whose first elements are;
     /// a field whose type cannot tell is never the same.
     ///
     /// [`__odm_tracked`]: Schema::__odm_tracked
     #[doc(hidden)]
-    fn __odm_unchanged(&self, _shadow: &Self, _out: &mut crate::codec::same::Unchanged) {}
+    fn __odm_unchanged(
+        &self,
+        _shadow: &Self,
+        _only: u128,
+        _out: &mut crate::codec::same::Unchanged,
+    ) {
+    }
 
     /// Makes `shadow` the same as `self` in each field not in `known`
     /// (as [`__odm_unchanged`](Schema::__odm_unchanged) found it, its
