@@ -11,9 +11,9 @@ pub(crate) mod rawser;
 pub mod same;
 pub(crate) mod same_type;
 pub(crate) mod scan;
-pub mod sealed;
 #[cfg(test)]
 mod scan_tests;
+pub mod sealed;
 pub(crate) mod strict;
 pub(crate) mod text;
 pub(crate) mod upgrade;

@@ -49,12 +49,40 @@ impl<P: Prefix, S: Segment> Prefix for Join<P, S> {
 /// (the derive implements it for each stored field of a document): what
 /// [`Doc::field_mut`](crate::Doc::field_mut) reaches.
 #[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` names no field of `{T}` of this type",
+    label = "a path of another model",
+    note = "`Doc::<{T}>::field_mut` takes a path of `{T}::fields()`"
+)]
 pub trait Member<T, V>: Segment {
     /// The field's bit among the fields a save may know unchanged
     /// (`Schema::__odm_tracked`); `usize::MAX` when it has none.
     const INDEX: usize;
     /// The field (of type `V`) of `value`, and nothing else of it.
     fn get(value: &mut T) -> &mut V;
+}
+
+/// The path `Self` of a top-level field of the document `T`, of type `V`:
+/// what [`Doc::field_mut`](crate::Doc::field_mut) takes.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`field_mut` takes the path of a top-level field of `{T}`",
+    label = "a nested path, or not a path of `{T}`",
+    note = "pass `{T}::fields().field()`, one field deep; a nested field is changed through its top-level field"
+)]
+pub trait TopLevel<T, V> {
+    /// [`Member::INDEX`].
+    const INDEX: usize;
+    /// [`Member::get`].
+    fn get(value: &mut T) -> &mut V;
+}
+
+impl<T, V, S: Member<T, V>> TopLevel<T, V> for Join<Root, S> {
+    const INDEX: usize = S::INDEX;
+    #[inline]
+    fn get(value: &mut T) -> &mut V {
+        S::get(value)
+    }
 }
 
 /// A set of accessors (the struct the derive generates), reachable as a

@@ -5,13 +5,13 @@
 //! changed, and a save finds out by comparing (`model::shadow`) and by the
 //! diff. A field reached through `field_mut` is the only one that may have
 //! changed through it, since the accessor is generated code that borrows
-//! that field and nothing else ([`Member::get`]). So while every change
+//! that field and nothing else (`fields::machinery::Member`). So while every change
 //! since the snapshot went through `field_mut`, a field not reached is
 //! what the snapshot holds, if its type cannot change behind `&`
 //! (`Same::__odm_sealed`): the save skips it, neither serialized nor
 //! compared nor copied.
 
-use crate::fields::machinery::{Join, Member, Root};
+use crate::fields::machinery::TopLevel;
 use crate::fields::FieldPath;
 use crate::model::doc::Doc;
 use crate::model::Document;
@@ -83,12 +83,12 @@ impl<T: Document> Doc<T> {
     /// doc.field_mut(f.tags()).push("rust".into());
     /// # }
     /// ```
-    pub fn field_mut<V, S>(&mut self, path: FieldPath<V, Join<Root, S>>) -> &mut V
+    pub fn field_mut<V, P>(&mut self, path: FieldPath<V, P>) -> &mut V
     where
-        S: Member<T, V>,
+        P: TopLevel<T, V>,
     {
         let _ = path;
-        S::get(self.reach(S::INDEX))
+        P::get(self.reach(P::INDEX))
     }
 }
 

@@ -129,7 +129,7 @@ enum Field {
 
 impl<'s> Walking<'s> {
     /// The earlier document.
-    fn from_bytes(&self) -> &'s [u8] {
+    fn earlier(&self) -> &'s [u8] {
         self.splice.from
     }
 
@@ -223,7 +223,7 @@ impl ser::SerializeStruct for Fields<'_, '_> {
             return Err(GiveUp);
         };
         // A field written as it was is no piece.
-        if doc.w.bytes[start..] == self.walking.from_bytes()[old.clone()] {
+        if doc.w.bytes[start..] == self.walking.earlier()[old.clone()] {
             doc.w.bytes.truncate(start);
             return Ok(());
         }

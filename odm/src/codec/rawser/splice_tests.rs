@@ -212,7 +212,9 @@ fn patched_bytes_and_their_diff_are_the_whole_ones() {
         };
         patched += 1;
         assert_eq!(patch.applied(&from), to, "{old:?} -> {new:?}");
-        let fast = diff::diff_patch(&from, &mut patch).unwrap().expect("plain keys");
+        let fast = diff::diff_patch(&from, &mut patch)
+            .unwrap()
+            .expect("plain keys");
         let slow = diff::diff_out(
             mongodb::bson::RawDocument::from_bytes(&from).unwrap(),
             mongodb::bson::RawDocument::from_bytes(&to).unwrap(),

@@ -15,8 +15,8 @@ use mongodb::bson::Bson;
 
 pub(crate) use crate::codec::scan::raw_error;
 use crate::codec::scan::{elements, Elem, Keys};
-pub(crate) use patch::diff_patch;
 pub(crate) use missing::{field, fill_missing, lookup, missing_paths, settle_missing, Missing};
+pub(crate) use patch::diff_patch;
 
 use crate::error::Error;
 
