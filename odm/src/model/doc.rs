@@ -7,24 +7,29 @@ use std::ops::{Deref, DerefMut};
 use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::{Bson, Document as BsonDocument};
 
-use crate::codec::{self, version_key, Hidden, Loaded};
+use crate::codec::{self, version_key, Loaded};
 use crate::error::Result;
 use crate::model::edit::Edits;
 use crate::model::shadow::Shadow;
 use crate::model::Document;
 use crate::model::Model;
-use crate::plan::diff::{self, Missing};
 use crate::plan::request::{self, shard, Plan};
 use crate::plan::tracked::Tracked;
 use crate::plan::upgrade::{self, SchemaState};
 use crate::plan::versioning;
+
+mod commit;
+
+use commit::stored_form;
 
 /// A tracked document.
 ///
 /// It derefs to `T`: change the fields, then [`save`](Doc::save). The
 /// first save of a document made with [`Model::new_doc`] inserts it; later
 /// saves send one `updateOne` with only what changed (see
-/// [`changes`](Doc::changes)).
+/// [`changes`](Doc::changes)). A change made through
+/// [`field_mut`](Doc::field_mut) instead tells the save which field it
+/// reached, so the save need not look at the others.
 ///
 /// A loaded document takes its snapshot (the value serialized, what the
 /// next save compares with) at the first mutable access, so a document
@@ -308,98 +313,6 @@ impl<T: Document> Doc<T> {
         self.deleted = true;
     }
 
-    /// Moves the snapshot forward after a successful write.
-    pub(crate) fn commit(&mut self, id: Bson, plan: Plan, inserted: bool) {
-        let meta = T::__odm_meta();
-        let key = meta.versioning.key;
-        let keys = meta.hidden();
-        if inserted {
-            // The value as written holds every shard key field it stores.
-            self.shard = shard::values(meta.shard_key, plan.current.of_new()).unwrap_or_default();
-            self.version = key.map(|_| 0);
-        } else if plan.effect.bump && key.is_some() {
-            self.version = Some(self.version.unwrap_or(0) + 1);
-        }
-        // The schema version as stored now; an upgrade is written.
-        let written_version = match &plan.schema {
-            _ if inserted => meta.schema.map(|s| i64::from(s.current)),
-            Some(terms) => terms.write.map(i64::from).or(self.schema.stored),
-            None => None,
-        };
-        self.schema = SchemaState {
-            stored: written_version,
-            upgrade: None,
-        };
-        // The fields written as the upgrade left them are already in the
-        // tracked state (the upgraded document): only the others move it.
-        let kept = plan.schema.as_ref().map_or(&[][..], |t| &t.kept[..]);
-        let moved: std::borrow::Cow<'_, [diff::Change]> = if kept.is_empty() {
-            std::borrow::Cow::Borrowed(&plan.changes)
-        } else {
-            let others = plan.changes.iter().filter(|c| !kept.contains(&c.path));
-            std::borrow::Cow::Owned(others.cloned().collect())
-        };
-        let current = plan.current;
-        let (mut missing, base, current) = match std::mem::replace(&mut self.tracked, Tracked::New)
-        {
-            Tracked::Snapshot {
-                missing,
-                base,
-                snapshot,
-                ..
-            } => {
-                // A key the update adds to a sub-document lands at its end
-                // on the server, wherever the value serializes it, and keys
-                // the value now holds in another order keep their stored
-                // order: the stored form then differs from the new snapshot.
-                let keep = base.is_none()
-                    && (plan.reordered
-                        || crate::plan::guard::rewrite::adds_keys(&snapshot, &moved));
-                match keep {
-                    true => {
-                        let (current, snapshot) = current.into_whole_keeping(snapshot);
-                        (missing, Some(snapshot), current)
-                    }
-                    false => (missing, base, current.into_whole(snapshot)),
-                }
-            }
-            // Saved untouched (`increment()`, or an upgrade alone): the
-            // document as read is what the store holds, the paths it lacks
-            // included.
-            Tracked::Clean { stored, .. } => {
-                let current = current.of_new().clone();
-                let (missing, base) = stored_form(&stored, keys, &current)
-                    .unwrap_or_else(|_| (Missing::new(), base_of(&stored, keys, &current)));
-                (missing, base, current)
-            }
-            _ => (Missing::new(), None, current.of_new().clone()),
-        };
-        diff::settle_missing(&mut missing, &moved);
-        // The fields the copy holds as the new snapshot does: those the
-        // save found unchanged, unless a stamp changed the value since.
-        let mut known = plan.unchanged;
-        let snapshot = match plan.stamp {
-            Some(stamp) => {
-                stamp.apply(&mut self.value);
-                known = crate::codec::same::Unchanged::NONE;
-                codec::to_raw(&self.value).unwrap_or(current)
-            }
-            None => current,
-        };
-        self.shadow.saved(&self.value, &known);
-        let base =
-            base.and_then(|base| crate::plan::guard::rewrite::advance(&base, &moved, &snapshot));
-        self.tracked = Tracked::Snapshot {
-            id,
-            snapshot,
-            missing,
-            base,
-        };
-        self.edits = Edits::NONE;
-        self.increment = false;
-        self.in_doubt = false;
-    }
-
     /// The stored document as this copy loaded or last saved it, without
     /// odm's keys (the version, the schema version, the fence): what a version error's stored
     /// changes and [`rebase`](Doc::rebase) compare the store with. `None`
@@ -496,36 +409,6 @@ impl<T: Document> Doc<T> {
             };
         }
     }
-}
-
-/// What `stored` (the document as read) holds beside `snapshot` (the
-/// value serialized): the paths it lacks, and its form where that differs
-/// from `snapshot` ([`base_of`]). Usually the value serializes as stored:
-/// one walk of both says so, and then nothing is missing and nothing is
-/// copied.
-fn stored_form(
-    stored: &RawDocumentBuf,
-    keys: Hidden,
-    snapshot: &RawDocumentBuf,
-) -> Result<(Missing, Option<RawDocumentBuf>), crate::error::Error> {
-    if version_key::hides_to(stored, keys, snapshot) {
-        return Ok((Missing::new(), None));
-    }
-    let missing = diff::missing_paths(stored, snapshot)?;
-    Ok((missing, base_of(stored, keys, snapshot)))
-}
-
-/// The stored document as the rewrite guard compares with it: `stored`
-/// without odm's keys (the version and schema version keys, the fence),
-/// or `None` when that is exactly `snapshot` (the common case, which
-/// costs no copy).
-fn base_of(
-    stored: &RawDocumentBuf,
-    keys: Hidden,
-    snapshot: &RawDocumentBuf,
-) -> Option<RawDocumentBuf> {
-    let seen = crate::codec::version_key::hidden(stored, keys);
-    (seen.as_bytes() != snapshot.as_bytes()).then(|| seen.into_owned())
 }
 
 /// The shard key as stored and the schema state of a document just read:

@@ -409,6 +409,6 @@ use compound::{Array, Doc, Step, Struct};
 #[cfg(test)]
 mod equivalence_tests;
 #[cfg(test)]
-mod splice_tests;
+pub(crate) mod splice_tests;
 #[cfg(test)]
 mod tests;

@@ -355,3 +355,6 @@ mod rules_tests;
 
 #[cfg(test)]
 mod missing_tests;
+
+#[cfg(test)]
+mod patch_tests;

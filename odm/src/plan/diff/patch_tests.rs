@@ -1,0 +1,59 @@
+//! The patch of a value (`codec::rawser::patch`) and its diff are the
+//! whole serialization and the whole diff, on the random values and edits
+//! of `codec::rawser::splice_tests`.
+
+use crate::codec::rawser::splice::Splice;
+use crate::codec::rawser::splice_tests::{unchanged, whole, Rng, NAMES};
+
+/// A patch of the earlier bytes, applied to them, is the whole
+/// serialization; its diff is the whole diff, in the same order; a value
+/// whose top-level keys differ (a field skipped now or before) is not
+/// patched.
+#[test]
+fn patched_bytes_and_their_diff_are_the_whole_ones() {
+    let mut rng = Rng(0x37);
+    let (mut patched, mut refused, mut changed) = (0, 0, 0);
+    for _ in 0..20_000 {
+        let old = rng.model();
+        let mut new = old.clone();
+        rng.edit(&mut new);
+        let (from, to) = (whole(&old), whole(&new));
+        let known = unchanged(&new, &old);
+        let splice = Splice {
+            from: &from,
+            names: NAMES,
+            unchanged: &known,
+        };
+        let keys = |doc: &[u8]| -> Vec<String> {
+            let doc = mongodb::bson::RawDocument::from_bytes(doc).unwrap();
+            doc.iter().map(|e| e.unwrap().0.to_string()).collect()
+        };
+        let Some(mut patch) = crate::codec::rawser::patch::to_patch(&new, &splice) else {
+            let pushed = !known.prefixes.is_empty();
+            assert!(pushed || keys(&from) != keys(&to), "{old:?} -> {new:?}");
+            refused += 1;
+            continue;
+        };
+        patched += 1;
+        assert_eq!(patch.applied(&from), to, "{old:?} -> {new:?}");
+        let fast = super::diff_patch(&from, &mut patch)
+            .unwrap()
+            .expect("plain keys");
+        let slow = super::diff_out(
+            mongodb::bson::RawDocument::from_bytes(&from).unwrap(),
+            mongodb::bson::RawDocument::from_bytes(&to).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(fast.changes, slow.changes, "{old:?} -> {new:?}");
+        assert_eq!(fast.reordered, slow.reordered);
+        // Only what changed is left, and it still makes the whole.
+        assert_eq!(patch.pieces.is_empty(), slow.changes.is_empty());
+        assert_eq!(patch.applied(&from), to);
+        assert_eq!(patch.apply(from.clone()), to);
+        changed += patch.pieces.len();
+    }
+    assert!(
+        patched > 10_000 && refused > 5_000 && changed > 3_000,
+        "{patched} {refused} {changed}"
+    );
+}
