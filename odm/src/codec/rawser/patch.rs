@@ -15,7 +15,7 @@ use std::ops::Range;
 
 use serde::ser::{self, Impossible, Serialize};
 
-use super::compound::Struct;
+use super::compound::{Array, Struct};
 use super::leaf::give_up_on_non_strings;
 use super::splice::Splice;
 use super::{short, GiveUp, Result, Writer};
@@ -37,6 +37,9 @@ pub(crate) struct Patch {
 pub(crate) struct Piece {
     pub new: Range<usize>,
     pub old: Range<usize>,
+    /// The piece is elements appended to the earlier array `old`, not an
+    /// element in place of it: where that array's length is.
+    pub append: Option<usize>,
 }
 
 /// `value` written as a patch of `splice.from`: the fields `splice` marks
@@ -77,6 +80,16 @@ impl Patch {
         // Back to front: an earlier range stays where it is.
         for piece in self.pieces.iter().rev() {
             let new = &self.written[piece.new.clone()];
+            if let Some(at) = piece.append {
+                // Before the array's NUL, the array's length grown.
+                let (end, len) = (piece.old.end - 1, from.len());
+                from.resize(len + new.len(), 0);
+                from.copy_within(end..len, end + new.len());
+                from[end..end + new.len()].copy_from_slice(new);
+                let len = read_len(&from, at) + new.len();
+                from[at..at + 4].copy_from_slice(&length(len));
+                continue;
+            }
             let (old, len) = (piece.old.clone(), from.len());
             let end = old.start + new.len();
             if new.len() != old.len() {
@@ -89,8 +102,8 @@ impl Patch {
             }
             from[old.start..end].copy_from_slice(new);
         }
-        let len = i32::try_from(from.len()).unwrap_or(i32::MAX);
-        from[..4].copy_from_slice(&len.to_le_bytes());
+        let len = length(from.len());
+        from[..4].copy_from_slice(&len);
         from
     }
 
@@ -101,6 +114,17 @@ impl Patch {
         copy.extend_from_slice(from);
         self.apply(copy)
     }
+}
+
+/// A BSON length.
+fn length(len: usize) -> [u8; 4] {
+    i32::try_from(len).unwrap_or(i32::MAX).to_le_bytes()
+}
+
+/// The BSON length at `at` of `bytes`.
+fn read_len(bytes: &[u8], at: usize) -> usize {
+    let len = i32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    usize::try_from(len).unwrap_or(0)
 }
 
 /// The top-level document being written.
@@ -125,6 +149,13 @@ enum Field {
     Skip,
     /// Write it; the earlier element is at `old`.
     Write { old: Range<usize> },
+    /// Write the elements of its sequence after the first `n`, which are
+    /// all of the earlier array's (element `old`, its length at `at`).
+    Append {
+        old: Range<usize>,
+        at: usize,
+        n: usize,
+    },
 }
 
 impl<'s> Walking<'s> {
@@ -147,21 +178,26 @@ impl<'s> Walking<'s> {
         };
         self.next_name = i + 1;
         let start = self.from.at();
-        match self.from.next_elem() {
-            Ok(Some(elem)) if elem.key == key.as_bytes() => {}
+        let array = match self.from.next_elem() {
+            Ok(Some(elem)) if elem.key == key.as_bytes() => elem.is_array(),
             _ => return Err(GiveUp),
-        }
+        };
         let old = start..self.from.at();
         let unchanged = self.splice.unchanged;
         if i < 128 && unchanged.fields & (1 << i) != 0 {
             return Ok(Field::Skip);
         }
-        // A sequence whose first elements are unchanged is spliced
-        // (`rawser::splice`): written here, they would be copied twice.
-        if unchanged.prefix(i) > 0 {
-            return Err(GiveUp);
+        match unchanged.prefix_of(i) {
+            (0, _) => Ok(Field::Write { old }),
+            // Appended to: the earlier array stays, the rest is added.
+            (n, true) if array => {
+                let at = old.start + 1 + key.len() + 1;
+                Ok(Field::Append { old, at, n })
+            }
+            // Edited after its first elements: it is spliced
+            // (`rawser::splice`); written here, they would be copied twice.
+            _ => Err(GiveUp),
         }
-        Ok(Field::Write { old })
     }
 }
 
@@ -217,6 +253,16 @@ impl ser::SerializeStruct for Fields<'_, '_> {
         let old = match self.walking.field(key)? {
             Field::Skip => return Ok(()),
             Field::Write { old } => old,
+            Field::Append { old, at, n } => {
+                value.serialize(Appended { w: doc.w, n })?;
+                let new = start..doc.w.bytes.len();
+                if new.is_empty() {
+                    return Err(GiveUp);
+                }
+                let append = Some(at);
+                self.walking.pieces.push(Piece { new, old, append });
+                return Ok(());
+            }
         };
         ser::SerializeStruct::serialize_field(&mut self.inner, key, value)?;
         let Struct::Doc(doc) = &mut self.inner else {
@@ -228,7 +274,8 @@ impl ser::SerializeStruct for Fields<'_, '_> {
             return Ok(());
         }
         let new = start..doc.w.bytes.len();
-        self.walking.pieces.push(Piece { new, old });
+        let append = None;
+        self.walking.pieces.push(Piece { new, old, append });
         Ok(())
     }
 
@@ -238,5 +285,79 @@ impl ser::SerializeStruct for Fields<'_, '_> {
 
     fn end(self) -> Result<()> {
         ser::SerializeStruct::end(self.inner)
+    }
+}
+
+/// A sequence whose first `n` elements are written already (the earlier
+/// array's): the others are written as elements `n`, `n + 1`, ..., with
+/// no array around them. Anything but a sequence of at least `n` elements
+/// gives up.
+struct Appended<'a> {
+    w: &'a mut Writer,
+    n: usize,
+}
+
+impl<'a> ser::Serializer for Appended<'a> {
+    type Ok = ();
+    type Error = GiveUp;
+    type SerializeSeq = After<'a>;
+    type SerializeTuple = Impossible<(), GiveUp>;
+    type SerializeTupleStruct = Impossible<(), GiveUp>;
+    type SerializeTupleVariant = Impossible<(), GiveUp>;
+    type SerializeMap = Impossible<(), GiveUp>;
+    type SerializeStruct = Impossible<(), GiveUp>;
+    type SerializeStructVariant = Impossible<(), GiveUp>;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn serialize_seq(self, len: Option<usize>) -> Result<After<'a>> {
+        if len.is_some_and(|len| len < self.n) {
+            return Err(GiveUp);
+        }
+        Ok(After {
+            array: Array {
+                w: self.w,
+                start: 0,
+                next: self.n,
+            },
+            skip: self.n,
+        })
+    }
+
+    fn serialize_str(self, _: &str) -> Result<()> {
+        Err(GiveUp)
+    }
+
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
+        Err(GiveUp)
+    }
+
+    give_up_on_non_strings!(but_sequences);
+}
+
+/// The elements after the first `skip`, written without their array.
+struct After<'a> {
+    array: Array<'a>,
+    skip: usize,
+}
+
+impl ser::SerializeSeq for After<'_> {
+    type Ok = ();
+    type Error = GiveUp;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        if self.skip > 0 {
+            self.skip -= 1;
+            return Ok(());
+        }
+        ser::SerializeSeq::serialize_element(&mut self.array, value)
+    }
+    fn end(self) -> Result<()> {
+        // Not closed: the elements go into the earlier array.
+        match self.skip {
+            0 => Ok(()),
+            _ => Err(GiveUp),
+        }
     }
 }

@@ -242,7 +242,7 @@ fn changed<T: Schema>(value: &T, tracked: &Tracked, unchanged: &Unchanged) -> Re
 /// into the whole document), no upgrade on load pending (`plain`), no
 /// paths the store lacks. `None` otherwise, and when no field is known
 /// unchanged (nothing to skip) or an array is known unchanged in its
-/// first elements only (a push: the splice copies them once).
+/// first elements and then edited (the splice copies them once).
 fn patched<T: Schema>(
     value: &T,
     tracked: &Tracked,
@@ -257,9 +257,13 @@ fn patched<T: Schema>(
     };
     let meta = T::__odm_meta();
     let plain = plain && meta.kinds.is_none() && meta.timestamps.is_none();
-    // An array known the same in its first elements only is spliced.
-    let pushed = !unchanged.prefixes.is_empty();
-    if !plain || !missing.is_empty() || unchanged.fields == 0 || pushed {
+    // An array known the same in its first elements, then edited, is
+    // spliced (an array appended to is patched).
+    let edited = unchanged
+        .prefixes
+        .iter()
+        .any(|&(i, _)| !unchanged.prefix_of(i).1);
+    if !plain || !missing.is_empty() || unchanged.fields == 0 || edited {
         return Ok(None);
     }
     let splice = codec::rawser::splice::Splice {
