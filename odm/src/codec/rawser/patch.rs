@@ -13,11 +13,11 @@
 
 use std::ops::Range;
 
-use serde::ser::{self, Impossible, Serialize};
+use serde::ser::{self, Serialize};
 
-use super::compound::{Array, Struct};
-use super::leaf::give_up_on_non_strings;
-use super::splice::Splice;
+use super::compound::Struct;
+use super::splice::{Prefix, Prefixed, Splice};
+use super::top::{EachField, Top};
 use super::{short, GiveUp, Result, Writer};
 use crate::codec::scan::Walk;
 
@@ -55,7 +55,7 @@ pub(crate) fn to_patch<T: Serialize + ?Sized>(value: &T, splice: &Splice<'_>) ->
             bytes: Vec::with_capacity(short::CHUNK),
             type_index: 0,
         },
-        walking: Walking {
+        fields: Walking {
             splice,
             next_name: 0,
             from: Walk::new(splice.from).ok()?,
@@ -64,12 +64,12 @@ pub(crate) fn to_patch<T: Serialize + ?Sized>(value: &T, splice: &Splice<'_>) ->
     };
     value.serialize(&mut top).ok()?;
     // Every earlier element has its field.
-    if !matches!(top.walking.from.next_elem(), Ok(None)) {
+    if !matches!(top.fields.from.next_elem(), Ok(None)) {
         return None;
     }
     Some(Patch {
         written: top.w.bytes,
-        pieces: top.walking.pieces,
+        pieces: top.fields.pieces,
     })
 }
 
@@ -127,12 +127,6 @@ fn read_len(bytes: &[u8], at: usize) -> usize {
     usize::try_from(len).unwrap_or(0)
 }
 
-/// The top-level document being written.
-struct Top<'s> {
-    w: Writer,
-    walking: Walking<'s>,
-}
-
 /// The earlier document, walked beside the value's fields.
 struct Walking<'s> {
     splice: &'s Splice<'s>,
@@ -166,7 +160,7 @@ impl<'s> Walking<'s> {
 
     /// The earlier element of the field `key`, which must be the next one,
     /// and whether the field is known unchanged.
-    fn field(&mut self, key: &str) -> Result<Field> {
+    fn next_field(&mut self, key: &str) -> Result<Field> {
         let names = self.splice.names;
         // Usually the next name; one the value skips is passed over.
         let i = match names.get(self.next_name) {
@@ -201,163 +195,48 @@ impl<'s> Walking<'s> {
     }
 }
 
-impl<'a, 's> ser::Serializer for &'a mut Top<'s> {
-    type Ok = ();
-    type Error = GiveUp;
-    type SerializeSeq = Impossible<(), GiveUp>;
-    type SerializeTuple = Impossible<(), GiveUp>;
-    type SerializeTupleStruct = Impossible<(), GiveUp>;
-    type SerializeTupleVariant = Impossible<(), GiveUp>;
-    type SerializeMap = Impossible<(), GiveUp>;
-    type SerializeStruct = Fields<'a, 's>;
-    type SerializeStructVariant = Impossible<(), GiveUp>;
-
-    fn is_human_readable(&self) -> bool {
-        false
-    }
-
-    fn serialize_str(self, _: &str) -> Result<()> {
-        Err(GiveUp)
-    }
-
-    /// The writer's own struct: it gives up on an `ObjectId`, a date or
-    /// another extended-JSON struct at the top, which is no document.
-    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Fields<'a, 's>> {
-        Ok(Fields {
-            inner: ser::Serializer::serialize_struct(&mut self.w, name, len)?,
-            walking: &mut self.walking,
-        })
-    }
-
-    give_up_on_non_strings!();
-}
-
-/// The top-level struct being written.
-struct Fields<'a, 's> {
-    inner: Struct<'a>,
-    walking: &'a mut Walking<'s>,
-}
-
-impl ser::SerializeStruct for Fields<'_, '_> {
-    type Ok = ();
-    type Error = GiveUp;
-    fn serialize_field<T: Serialize + ?Sized>(
+impl EachField for Walking<'_> {
+    fn field<T: Serialize + ?Sized>(
         &mut self,
+        inner: &mut Struct<'_>,
         key: &'static str,
         value: &T,
     ) -> Result<()> {
-        let Struct::Doc(doc) = &mut self.inner else {
+        let Struct::Doc(doc) = &mut *inner else {
             return Err(GiveUp);
         };
         let start = doc.w.bytes.len();
-        let old = match self.walking.field(key)? {
+        let old = match self.next_field(key)? {
             Field::Skip => return Ok(()),
             Field::Write { old } => old,
             Field::Append { old, at, n } => {
-                value.serialize(Appended { w: doc.w, n })?;
+                let prefix = Prefix { n, all: true };
+                value.serialize(Prefixed {
+                    w: doc.w,
+                    old: None,
+                    prefix,
+                })?;
                 let new = start..doc.w.bytes.len();
                 if new.is_empty() {
                     return Err(GiveUp);
                 }
                 let append = Some(at);
-                self.walking.pieces.push(Piece { new, old, append });
+                self.pieces.push(Piece { new, old, append });
                 return Ok(());
             }
         };
-        ser::SerializeStruct::serialize_field(&mut self.inner, key, value)?;
-        let Struct::Doc(doc) = &mut self.inner else {
+        ser::SerializeStruct::serialize_field(inner, key, value)?;
+        let Struct::Doc(doc) = inner else {
             return Err(GiveUp);
         };
         // A field written as it was is no piece.
-        if doc.w.bytes[start..] == self.walking.earlier()[old.clone()] {
+        if doc.w.bytes[start..] == self.earlier()[old.clone()] {
             doc.w.bytes.truncate(start);
             return Ok(());
         }
         let new = start..doc.w.bytes.len();
         let append = None;
-        self.walking.pieces.push(Piece { new, old, append });
+        self.pieces.push(Piece { new, old, append });
         Ok(())
-    }
-
-    fn skip_field(&mut self, _: &'static str) -> Result<()> {
-        Ok(())
-    }
-
-    fn end(self) -> Result<()> {
-        ser::SerializeStruct::end(self.inner)
-    }
-}
-
-/// A sequence whose first `n` elements are written already (the earlier
-/// array's): the others are written as elements `n`, `n + 1`, ..., with
-/// no array around them. Anything but a sequence of at least `n` elements
-/// gives up.
-struct Appended<'a> {
-    w: &'a mut Writer,
-    n: usize,
-}
-
-impl<'a> ser::Serializer for Appended<'a> {
-    type Ok = ();
-    type Error = GiveUp;
-    type SerializeSeq = After<'a>;
-    type SerializeTuple = Impossible<(), GiveUp>;
-    type SerializeTupleStruct = Impossible<(), GiveUp>;
-    type SerializeTupleVariant = Impossible<(), GiveUp>;
-    type SerializeMap = Impossible<(), GiveUp>;
-    type SerializeStruct = Impossible<(), GiveUp>;
-    type SerializeStructVariant = Impossible<(), GiveUp>;
-
-    fn is_human_readable(&self) -> bool {
-        false
-    }
-
-    fn serialize_seq(self, len: Option<usize>) -> Result<After<'a>> {
-        if len.is_some_and(|len| len < self.n) {
-            return Err(GiveUp);
-        }
-        Ok(After {
-            array: Array {
-                w: self.w,
-                start: 0,
-                next: self.n,
-            },
-            skip: self.n,
-        })
-    }
-
-    fn serialize_str(self, _: &str) -> Result<()> {
-        Err(GiveUp)
-    }
-
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
-        Err(GiveUp)
-    }
-
-    give_up_on_non_strings!(but_sequences);
-}
-
-/// The elements after the first `skip`, written without their array.
-struct After<'a> {
-    array: Array<'a>,
-    skip: usize,
-}
-
-impl ser::SerializeSeq for After<'_> {
-    type Ok = ();
-    type Error = GiveUp;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        if self.skip > 0 {
-            self.skip -= 1;
-            return Ok(());
-        }
-        ser::SerializeSeq::serialize_element(&mut self.array, value)
-    }
-    fn end(self) -> Result<()> {
-        // Not closed: the elements go into the earlier array.
-        match self.skip {
-            0 => Ok(()),
-            _ => Err(GiveUp),
-        }
     }
 }

@@ -6,6 +6,8 @@
 
 use serde::ser::{self, Impossible, Serialize};
 
+use super::top::{EachField, Top};
+
 use super::compound::{Array, Struct};
 use super::leaf::give_up_on_non_strings;
 use super::{short, tag, GiveUp, Result, Writer};
@@ -38,7 +40,7 @@ pub(crate) fn to_vec<T: Serialize + ?Sized>(
             bytes: Vec::with_capacity(capacity + short::CHUNK),
             type_index: 0,
         },
-        copying: Copying {
+        fields: Copying {
             names: splice.names,
             unchanged: splice.unchanged,
             next_name: 0,
@@ -47,12 +49,6 @@ pub(crate) fn to_vec<T: Serialize + ?Sized>(
     };
     value.serialize(&mut top).ok()?;
     Some(top.w.bytes)
-}
-
-/// The top-level document being written.
-struct Top<'s> {
-    w: Writer,
-    copying: Copying<'s>,
 }
 
 /// What is copied, and where the copying stands.
@@ -133,55 +129,17 @@ pub(super) struct Prefix {
     pub all: bool,
 }
 
-impl<'a, 's> ser::Serializer for &'a mut Top<'s> {
-    type Ok = ();
-    type Error = GiveUp;
-    type SerializeSeq = Impossible<(), GiveUp>;
-    type SerializeTuple = Impossible<(), GiveUp>;
-    type SerializeTupleStruct = Impossible<(), GiveUp>;
-    type SerializeTupleVariant = Impossible<(), GiveUp>;
-    type SerializeMap = Impossible<(), GiveUp>;
-    type SerializeStruct = Fields<'a, 's>;
-    type SerializeStructVariant = Impossible<(), GiveUp>;
-
-    fn is_human_readable(&self) -> bool {
-        false
-    }
-
-    fn serialize_str(self, _: &str) -> Result<()> {
-        Err(GiveUp)
-    }
-
-    /// The writer's own struct: it gives up on an `ObjectId`, a date or
-    /// another extended-JSON struct at the top, which is no document.
-    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Fields<'a, 's>> {
-        Ok(Fields {
-            inner: ser::Serializer::serialize_struct(&mut self.w, name, len)?,
-            copying: &mut self.copying,
-        })
-    }
-
-    give_up_on_non_strings!();
-}
-
-/// The top-level struct being written.
-struct Fields<'a, 's> {
-    inner: Struct<'a>,
-    copying: &'a mut Copying<'s>,
-}
-
-impl ser::SerializeStruct for Fields<'_, '_> {
-    type Ok = ();
-    type Error = GiveUp;
-    fn serialize_field<T: Serialize + ?Sized>(
+impl EachField for Copying<'_> {
+    fn field<T: Serialize + ?Sized>(
         &mut self,
+        inner: &mut Struct<'_>,
         key: &'static str,
         value: &T,
     ) -> Result<()> {
-        let Struct::Doc(doc) = &mut self.inner else {
+        let Struct::Doc(doc) = &mut *inner else {
             return Err(GiveUp);
         };
-        match self.copying.take(key) {
+        match self.take(key) {
             Take::Whole(bytes) => {
                 doc.w.bytes.extend_from_slice(bytes);
                 Ok(())
@@ -190,25 +148,25 @@ impl ser::SerializeStruct for Fields<'_, '_> {
                 doc.w.key(key)?;
                 value.serialize(Prefixed {
                     w: doc.w,
-                    old,
+                    old: Some(old),
                     prefix,
                 })
             }
-            Take::Nothing => ser::SerializeStruct::serialize_field(&mut self.inner, key, value),
+            Take::Nothing => ser::SerializeStruct::serialize_field(inner, key, value),
         }
-    }
-    fn end(self) -> Result<()> {
-        ser::SerializeStruct::end(self.inner)
     }
 }
 
 /// A sequence whose first `n` elements are copied from `old` (an array's
 /// value) instead of serialized: serde still passes them, and they are
-/// skipped. Anything but a sequence gives up (the caller then serializes
-/// the whole value).
+/// skipped. With no `old`, they are in the earlier array already (an
+/// append in place, `rawser::patch`): only the elements after them are
+/// written, as elements `n`, `n + 1`, ..., with no array around them.
+/// Anything but a sequence of at least `n` elements gives up (the caller
+/// then serializes the whole value).
 pub(super) struct Prefixed<'a> {
     pub w: &'a mut Writer,
-    pub old: &'a [u8],
+    pub old: Option<&'a [u8]>,
     pub prefix: Prefix,
 }
 
@@ -232,15 +190,28 @@ impl<'a> ser::Serializer for Prefixed<'a> {
         if len.is_some_and(|len| len < n) {
             return Err(GiveUp);
         }
+        let Some(old) = self.old else {
+            let array = Array {
+                w: self.w,
+                start: 0,
+                next: n,
+            };
+            let close = false;
+            return Ok(Skipping {
+                array,
+                skip: n,
+                close,
+            });
+        };
         self.w.set_type(tag::ARRAY)?;
         let start = self.w.open();
         // The old array's first `n` elements, whose keys are `0`..`n - 1`
         // as this array's are: all of its elements (between its length
         // and its NUL), or those a walk counts.
-        let mut walk = Walk::new(self.old).map_err(|_| GiveUp)?;
+        let mut walk = Walk::new(old).map_err(|_| GiveUp)?;
         let from = walk.at();
         let elements = if self.prefix.all {
-            &self.old[from..self.old.len() - 1]
+            &old[from..old.len() - 1]
         } else {
             for _ in 0..n {
                 match walk.next_elem() {
@@ -258,6 +229,7 @@ impl<'a> ser::Serializer for Prefixed<'a> {
                 next: n,
             },
             skip: n,
+            close: true,
         })
     }
 
@@ -277,6 +249,9 @@ pub(super) struct Skipping<'a> {
     array: Array<'a>,
     /// Elements still to pass over (copied already).
     skip: usize,
+    /// Whether the array is closed at the end (not when its elements go
+    /// into an earlier array).
+    close: bool,
 }
 
 impl ser::SerializeSeq for Skipping<'_> {
@@ -294,6 +269,9 @@ impl ser::SerializeSeq for Skipping<'_> {
             // Fewer elements than copied: not the sequence compared.
             return Err(GiveUp);
         }
-        ser::SerializeSeq::end(self.array)
+        match self.close {
+            true => ser::SerializeSeq::end(self.array),
+            false => Ok(()),
+        }
     }
 }
