@@ -56,7 +56,7 @@ fn unraw(ident: &Ident) -> String {
 }
 
 /// The type carrying the BSON name of `field`.
-pub(super) fn marker(cont: &Container, field: &Field) -> Ident {
+fn marker(cont: &Container, field: &Field) -> Ident {
     format_ident!("__{}_{}", cont.ident, unraw(field.ident))
 }
 
@@ -267,4 +267,37 @@ pub fn listed_path(cont: &Container, path: &ListedPath) -> TokenStream {
             JOINED.as_str()
         }),
     }
+}
+
+/// `Member` of the document for each of its stored fields' name markers
+/// (`fields::impl_fields`), so `Doc::field_mut` reaches that field alone:
+/// its bit among the fields compared, or none (`usize::MAX`).
+pub fn members(cont: &Container) -> TokenStream {
+    let generics = &cont.original.generics;
+    if generics.lifetimes().next().is_some() {
+        return TokenStream::new();
+    }
+    let tracked = super::same::tracked(cont);
+    let ident = cont.ident;
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let f = quote!(::odm::__private::fields);
+    cont.stored_fields()
+        .map(|field| {
+            let marker = marker(cont, field);
+            let (name, ty) = (field.ident, field.ty);
+            let index = match tracked.iter().position(|t| t.ident == field.ident) {
+                Some(i) => quote!(#i),
+                None => quote!(::core::primitive::usize::MAX),
+            };
+            quote! {
+                impl #impl_generics #f::Member<#ident #ty_generics, #ty> for #marker #where_clause {
+                    const INDEX: usize = #index;
+                    #[inline]
+                    fn get(value: &mut #ident #ty_generics) -> &mut #ty {
+                        &mut value.#name
+                    }
+                }
+            }
+        })
+        .collect()
 }

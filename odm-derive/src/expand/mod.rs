@@ -33,7 +33,7 @@ pub fn derive_document(input: &DeriveInput) -> TokenStream {
             let document = meta::impl_document(&container);
             let validate = validate::impl_validate(&container);
             let fields = fields::impl_fields(&container);
-            let members = same::members(&container);
+            let members = fields::members(&container);
             let linked = references::impl_linked(&container, false);
             wrap(quote!(#document #validate #fields #members #linked))
         }
@@ -45,7 +45,7 @@ pub fn derive_document(input: &DeriveInput) -> TokenStream {
             let type_checks = meta::skip_versioning_arrays(&container);
             let stub = errors_with_stub(input, errors, type_checks);
             let fields = fields::impl_fields(&container);
-            let members = same::members(&container);
+            let members = fields::members(&container);
             let fields = wrap(quote!(#fields #members));
             let linked = wrap(references::impl_linked(&container, true));
             quote!(#stub #fields #linked)

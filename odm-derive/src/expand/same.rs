@@ -18,7 +18,7 @@ const MAX_TRACKED: usize = 128;
 /// The fields a document compares: the stored ones, in declaration order,
 /// unless a field is flattened (serde then writes a map whose keys are
 /// not the fields') or the container serializes through another type.
-fn tracked<'c, 'a>(cont: &'c Container<'a>) -> Vec<&'c Field<'a>> {
+pub(super) fn tracked<'c, 'a>(cont: &'c Container<'a>) -> Vec<&'c Field<'a>> {
     if cont.fields.iter().any(|f| f.attrs.flatten) || cont.attrs.serde_into {
         return Vec::new();
     }
@@ -151,37 +151,4 @@ pub fn impl_same(cont: &Container) -> TokenStream {
             }
         }
     }
-}
-
-/// `Member` of the document for each of its stored fields' name markers
-/// (`fields::impl_fields`), so `Doc::field_mut` reaches that field alone:
-/// its bit among the fields compared, or none (`usize::MAX`).
-pub fn members(cont: &Container) -> TokenStream {
-    let generics = &cont.original.generics;
-    if generics.lifetimes().next().is_some() {
-        return TokenStream::new();
-    }
-    let tracked = tracked(cont);
-    let ident = cont.ident;
-    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let f = quote!(::odm::__private::fields);
-    cont.stored_fields()
-        .map(|field| {
-            let marker = super::fields::marker(cont, field);
-            let (name, ty) = (field.ident, field.ty);
-            let index = match tracked.iter().position(|t| t.ident == field.ident) {
-                Some(i) => quote!(#i),
-                None => quote!(::core::primitive::usize::MAX),
-            };
-            quote! {
-                impl #impl_generics #f::Member<#ident #ty_generics, #ty> for #marker #where_clause {
-                    const INDEX: usize = #index;
-                    #[inline]
-                    fn get(value: &mut #ident #ty_generics) -> &mut #ty {
-                        &mut value.#name
-                    }
-                }
-            }
-        })
-        .collect()
 }

@@ -9,7 +9,6 @@ use mongodb::bson::{Bson, Document as BsonDocument};
 
 use crate::codec::{self, version_key, Loaded};
 use crate::error::Result;
-use crate::model::edit::Edits;
 use crate::model::shadow::Shadow;
 use crate::model::Document;
 use crate::model::Model;
@@ -19,8 +18,11 @@ use crate::plan::upgrade::{self, SchemaState};
 use crate::plan::versioning;
 
 mod commit;
+mod edits;
+mod stored;
 
-use commit::stored_form;
+pub(crate) use edits::Edits;
+use stored::stored_form;
 
 /// A tracked document.
 ///

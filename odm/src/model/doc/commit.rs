@@ -3,12 +3,12 @@
 //! version, the schema version, the shard key of an insert, what the store
 //! lacks, the rewrite guard's base and the copy of `model::shadow`.
 
-use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::Bson;
 
+use super::edits::Edits;
+use super::stored::{base_of, stored_form};
 use super::Doc;
-use crate::codec::{self, version_key, Hidden};
-use crate::model::edit::Edits;
+use crate::codec;
 use crate::model::Document;
 use crate::plan::diff::{self, Missing};
 use crate::plan::request::{shard, Plan};
@@ -107,34 +107,4 @@ impl<T: Document> Doc<T> {
         self.increment = false;
         self.in_doubt = false;
     }
-}
-
-/// What `stored` (the document as read) holds beside `snapshot` (the
-/// value serialized): the paths it lacks, and its form where that differs
-/// from `snapshot` ([`base_of`]). Usually the value serializes as stored:
-/// one walk of both says so, and then nothing is missing and nothing is
-/// copied.
-pub(super) fn stored_form(
-    stored: &RawDocumentBuf,
-    keys: Hidden,
-    snapshot: &RawDocumentBuf,
-) -> Result<(Missing, Option<RawDocumentBuf>), crate::error::Error> {
-    if version_key::hides_to(stored, keys, snapshot) {
-        return Ok((Missing::new(), None));
-    }
-    let missing = diff::missing_paths(stored, snapshot)?;
-    Ok((missing, base_of(stored, keys, snapshot)))
-}
-
-/// The stored document as the rewrite guard compares with it: `stored`
-/// without odm's keys (the version and schema version keys, the fence),
-/// or `None` when that is exactly `snapshot` (the common case, which
-/// costs no copy).
-fn base_of(
-    stored: &RawDocumentBuf,
-    keys: Hidden,
-    snapshot: &RawDocumentBuf,
-) -> Option<RawDocumentBuf> {
-    let seen = crate::codec::version_key::hidden(stored, keys);
-    (seen.as_bytes() != snapshot.as_bytes()).then(|| seen.into_owned())
 }
