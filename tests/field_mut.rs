@@ -6,36 +6,21 @@
 //! Seen through a field written by `serialize_with`, which counts its
 //! calls on this thread, and `odm::__private::patched_plans`.
 
-use std::cell::Cell;
 use std::sync::Mutex;
 
 use crate::common;
 
+use common::counted::{self, written};
 use common::*;
 use odm::bson::oid::ObjectId;
 use odm::prelude::*;
 use odm_testing::TestDb;
 use serde::{Deserialize, Serialize, Serializer};
 
-thread_local! {
-    static WRITTEN: Cell<usize> = const { Cell::new(0) };
-}
-
-/// `serialize_with` that counts: how many counted numbers were serialized.
-fn counted<S: Serializer>(n: &i64, s: S) -> Result<S::Ok, S::Error> {
-    WRITTEN.with(|w| w.set(w.get() + 1));
-    s.serialize_i64(*n)
-}
-
-/// Counted numbers serialized on this thread since the last call.
-fn written() -> usize {
-    WRITTEN.with(|w| w.replace(0))
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, odm::Fields)]
 struct Line {
     text: String,
-    #[serde(serialize_with = "counted")]
+    #[serde(serialize_with = "counted::counted")]
     n: i64,
 }
 
@@ -45,7 +30,7 @@ struct Page {
     #[serde(rename = "_id")]
     id: ObjectId,
     title: String,
-    #[serde(serialize_with = "counted")]
+    #[serde(serialize_with = "counted::counted")]
     views: i64,
     lines: Vec<Line>,
     /// Changes behind `&`: looked at on every save.
@@ -54,7 +39,7 @@ struct Page {
 }
 
 fn counted_mutex<S: Serializer>(n: &Mutex<i64>, s: S) -> Result<S::Ok, S::Error> {
-    counted(&n.lock().unwrap(), s)
+    counted::counted(&*n.lock().unwrap(), s)
 }
 
 fn page() -> Page {

@@ -5,37 +5,21 @@
 //! serializing everything would give. Seen here through a field written by
 //! `serialize_with`, which counts its calls on this thread.
 
-use std::cell::Cell;
-
 use crate::common;
 
+use common::counted::{self, written};
 use common::*;
 use odm::bson::oid::ObjectId;
 use odm::bson::Bson;
 use odm::prelude::*;
 use odm_testing::TestDb;
-use serde::{Deserialize, Serialize, Serializer};
-
-thread_local! {
-    static WRITTEN: Cell<usize> = const { Cell::new(0) };
-}
-
-/// `serialize_with` that counts: how many tallies were serialized.
-fn counted<S: Serializer>(n: &i32, s: S) -> Result<S::Ok, S::Error> {
-    WRITTEN.with(|w| w.set(w.get() + 1));
-    s.serialize_i32(*n)
-}
-
-/// Tallies serialized on this thread since the last call.
-fn written() -> usize {
-    WRITTEN.with(|w| w.replace(0))
-}
+use serde::{Deserialize, Serialize};
 
 /// An embedded struct odm can compare: it derives `Fields`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, odm::Fields)]
 struct Tally {
     label: String,
-    #[serde(serialize_with = "counted")]
+    #[serde(serialize_with = "counted::counted")]
     n: i32,
 }
 
@@ -43,7 +27,7 @@ struct Tally {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Opaque {
     label: String,
-    #[serde(serialize_with = "counted")]
+    #[serde(serialize_with = "counted::counted")]
     n: i32,
 }
 

@@ -3,6 +3,7 @@
 
 pub mod bson;
 pub mod bulk_paths;
+pub mod counted;
 pub mod faults;
 mod guard;
 pub mod leases;
