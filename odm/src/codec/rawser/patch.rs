@@ -6,10 +6,14 @@
 //! unchanged fields at all: a save of one scalar of a 250 KB document
 //! serializes the scalar, not the document.
 //!
+//! An array appended to (its first elements known to be all of the
+//! earlier array's) is written as its new elements only, which the patch
+//! inserts at the end of the earlier array.
+//!
 //! Only a value with the earlier document's top-level keys, in its order,
 //! is patched: a field the value now skips or adds (`skip_serializing_if`)
 //! gives up, and the caller serializes the whole value (so does a value
-//! with an array known unchanged in its first elements only: a push).
+//! with an array edited after its unchanged first elements).
 
 use std::ops::Range;
 
@@ -44,11 +48,13 @@ pub(crate) struct Piece {
 
 /// `value` written as a patch of `splice.from`: the fields `splice` marks
 /// unchanged are not written, the others are, and those written as they
-/// were are dropped. `None` when `bson` must serialize the value (see the
-/// module docs of `rawser`), when its top-level keys are not those of
-/// `splice.from`, in its order, or when `splice` knows the first elements
-/// of a sequence unchanged (the splice copies them once; a patch would
-/// copy them into the piece, then into the snapshot).
+/// were are dropped; a sequence whose first elements are all of the
+/// earlier array's is written as the elements after them (an append).
+/// `None` when `bson` must serialize the value (see the module docs of
+/// `rawser`), when its top-level keys are not those of `splice.from`, in
+/// its order, or when `splice` knows the first elements of a sequence
+/// unchanged and then others changed (the splice copies them once; a
+/// patch would copy them into the piece, then into the snapshot).
 pub(crate) fn to_patch<T: Serialize + ?Sized>(value: &T, splice: &Splice<'_>) -> Option<Patch> {
     let mut top = Top {
         w: Writer {
