@@ -11,15 +11,14 @@ use crate::codec::scan::{Elem, Walk};
 use crate::error::Error;
 use mongodb::bson::Bson;
 
-/// The changes from `old` (the snapshot) to `old` patched by `patch`;
-/// the pieces whose bytes are the snapshot's are dropped from `patch`,
-/// which then holds only what changed. `None` when a written key cannot
-/// be part of an update path: the whole diff reports it.
-pub(crate) fn diff_patch(old: &[u8], patch: &mut Patch) -> Result<Option<Out>, Error> {
+/// The changes from `old` (the snapshot) to `old` patched by `patch`,
+/// whose pieces are all changed fields (the patch drops a field written as
+/// it was). `None` when a written key cannot be part of an update path:
+/// the whole diff reports it.
+pub(crate) fn diff_patch(old: &[u8], patch: &Patch) -> Result<Option<Out>, Error> {
     let mut out = Out::default();
     let (before, after) = (Walk::new(old)?, Walk::new(&patch.written)?);
-    let mut kept = Vec::with_capacity(patch.pieces.len());
-    for piece in patch.pieces.drain(..) {
+    for piece in &patch.pieces {
         let a = element(&before, piece.old.start)?;
         if piece.append.is_some() {
             // What the whole diff finds of an array that starts with all
@@ -28,20 +27,14 @@ pub(crate) fn diff_patch(old: &[u8], patch: &mut Patch) -> Result<Option<Out>, E
             let added = appended(&patch.written[piece.new.clone()])?;
             let path = a.key_str()?.to_string();
             out.push(Change::new(Op::Push, path, added, false));
-            kept.push(piece);
             continue;
         }
         let b = element(&after, piece.new.start)?;
-        if a.same(&b) {
-            continue;
-        }
         if is_awkward(b.key) {
             return Ok(None);
         }
         diff_value(&a, &b, b.key_str()?.to_string(), false, &mut out)?;
-        kept.push(piece);
     }
-    patch.pieces = kept;
     Ok(Some(out))
 }
 

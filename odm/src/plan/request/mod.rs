@@ -271,10 +271,10 @@ fn patched<T: Schema>(
         names: T::__odm_tracked(),
         unchanged,
     };
-    let Some(mut patch) = codec::rawser::patch::to_patch(value, &splice) else {
+    let Some(patch) = codec::rawser::patch::to_patch(value, &splice) else {
         return Ok(None);
     };
-    let Some(out) = diff::diff_patch(snapshot.as_bytes(), &mut patch)? else {
+    let Some(out) = diff::diff_patch(snapshot.as_bytes(), &patch)? else {
         return Ok(None);
     };
     kind::check_id(&out.changes)?;
