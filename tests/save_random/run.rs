@@ -79,6 +79,8 @@ pub async fn run<S: Shape>() {
     // most saves go through the comparison. It holds for the whole
     // `races` binary.
     odm::__private::copy_after_first_save();
+    // Starts the count of plans made as a patch, reported below.
+    odm::__private::patched_plans();
     let cfg = config();
     let t = TestDb::new().await;
     let model = S::model(&t.db);

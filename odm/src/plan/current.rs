@@ -4,7 +4,7 @@
 //! builds without writing or copying the rest (see `codec::rawser::patch`).
 
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use mongodb::bson::raw::{RawDocument, RawDocumentBuf};
 
@@ -78,19 +78,27 @@ fn document(bytes: Vec<u8>) -> RawDocumentBuf {
     RawDocumentBuf::from_bytes(bytes).expect("a patched document is a document")
 }
 
-/// Plans made as a patch since the process started.
+/// Plans made as a patch since [`patched_plans`] was first called.
 static PATCHES: AtomicUsize = AtomicUsize::new(0);
 
-/// Counts a plan made as a patch.
+/// Whether plans made as a patch are counted: only once the suite asked,
+/// so a save in a service does not write one shared counter.
+static COUNTING: AtomicBool = AtomicBool::new(false);
+
+/// Counts a plan made as a patch, when counting.
 pub(crate) fn count_patch() {
-    PATCHES.fetch_add(1, Ordering::Relaxed);
+    if COUNTING.load(Ordering::Relaxed) {
+        PATCHES.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 /// How many plans (saves, `changes()`, `modified_paths()`) the process has
-/// made as a patch of the snapshot rather than of the whole value: for the
+/// made as a patch of the snapshot rather than of the whole value since
+/// this was first called (the first call starts the count): for the
 /// suite, to see that its random histories go through that path. Not
 /// public API.
 #[doc(hidden)]
 pub fn patched_plans() -> usize {
+    COUNTING.store(true, Ordering::Relaxed);
     PATCHES.load(Ordering::Relaxed)
 }
