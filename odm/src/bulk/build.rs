@@ -38,8 +38,8 @@ pub fn build<T: Document>(model: &Model<T>, docs: &mut [Doc<T>], path: BulkPath)
     }
     match path {
         BulkPath::Commands => {
-            let versions: Vec<Option<i64>> = docs.iter().map(Doc::version).collect();
-            let statements = send::command_statements::<T>(&steps, &versions, None);
+            let loaded = send::Loaded::of(docs);
+            let statements = send::command_statements::<T>(&steps, &loaded, None);
             let limits = Limits {
                 max_batch: 100_000,
                 max_bson: 16 * 1024 * 1024,

@@ -67,9 +67,10 @@ fn ready<T: Document>(doc: &mut Doc<T>, at: Option<DateTime>, fence: Option<i64>
     let is_new = doc.is_new();
     let mut plan = crate::model::save::planned(doc)?;
     restamp(&mut plan)?;
-    // A batch's statement is judged against the whole value when its
-    // outcome must be read back (`bulk::resolve`).
-    plan.current.make_whole(doc.as_stored().map(|s| &**s));
+    // A patch stays a patch: the commit applies it in place, and only a
+    // statement whose outcome is read back (`bulk::resolve`) or refused
+    // for a duplicate key needs the whole value, made then from the
+    // `Doc`'s snapshot (see `send::Loaded`).
     if is_new {
         let stored = request::write::inserted::<T>(&plan, fence);
         return Ok(Step::Insert { plan, stored });

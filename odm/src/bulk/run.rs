@@ -97,13 +97,13 @@ pub(crate) async fn run<T: Document>(
             found: None,
         }
     } else {
-        let versions: Vec<Option<i64>> = docs.iter().map(Doc::version).collect();
+        let loaded = send::Loaded::of(docs);
         let token = fence.map(|f| f.token);
         let refill = |steps: &mut [Step]| prepare::refill(docs, steps, token);
         send::send(
             model,
             &mut steps,
-            &versions,
+            &loaded,
             route,
             fence,
             refill,

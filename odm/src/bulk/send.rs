@@ -2,6 +2,7 @@
 //! one `bulkWrite`, or the `insert` / `update` commands; either way one
 //! [`Answer`] per statement.
 
+use mongodb::bson::raw::RawDocument;
 use mongodb::bson::Document as BsonDocument;
 use mongodb::options::{InsertOneModel, UpdateOneModel, WriteModel};
 use mongodb::ClientSession;
@@ -11,6 +12,7 @@ use super::commands::{self, Sent, Statement};
 use super::path::{self, BulkPath, Limits};
 use super::prepare::Step;
 use super::resolve::Expect;
+use crate::model::doc::Doc;
 use crate::model::Document;
 use crate::model::Model;
 use crate::plan::request::Plan;
@@ -49,6 +51,27 @@ pub(crate) async fn route<T: Document>(
     })
 }
 
+/// What a statement's `Doc` loaded: its version, and the snapshot its
+/// plan was made from (a plan made as a patch of it is made whole from
+/// it only where a statement's outcome is read back).
+#[derive(Clone, Copy)]
+pub(crate) struct Loaded<'d> {
+    pub version: Option<i64>,
+    pub snapshot: Option<&'d RawDocument>,
+}
+
+impl<'d> Loaded<'d> {
+    /// What each of `docs` loaded, in order.
+    pub fn of<T: Document>(docs: &'d [Doc<T>]) -> Vec<Loaded<'d>> {
+        docs.iter()
+            .map(|d| Loaded {
+                version: d.version(),
+                snapshot: d.as_stored().map(|s| &**s),
+            })
+            .collect()
+    }
+}
+
 /// How a fenced batch is sent: its token, and whether it states
 /// `w: majority` itself ([`states_concern`](super::fence::states_concern)).
 #[derive(Clone, Copy)]
@@ -57,8 +80,8 @@ pub(crate) struct Fence {
     pub majority: bool,
 }
 
-/// Sends the statements of `steps` (`versions[i]`: the version step `i`'s
-/// `Doc` loaded) by `route`; the filters of the `Doc`s with nothing to
+/// Sends the statements of `steps` (`loaded[i]`: what step `i`'s `Doc`
+/// loaded) by `route`; the filters of the `Doc`s with nothing to
 /// write are read along if the commands need a read. The `bulkWrite`
 /// moves each update's filter and update into its write model; when the
 /// driver then finds the server too old for it, `refill` builds them
@@ -67,7 +90,7 @@ pub(crate) struct Fence {
 pub(crate) async fn send<T: Document>(
     model: &Model<T>,
     steps: &mut [Step],
-    versions: &[Option<i64>],
+    loaded: &[Loaded<'_>],
     route: Route,
     fence: Option<Fence>,
     refill: impl FnOnce(&mut [Step]),
@@ -103,7 +126,7 @@ pub(crate) async fn send<T: Document>(
             _ => None,
         })
         .collect();
-    let statements = command_statements::<T>(steps, versions, fence.map(|f| f.token));
+    let statements = command_statements::<T>(steps, loaded, fence.map(|f| f.token));
     let fenced = fence.map(|f| f.majority);
     commands::write(model, statements, checks, limits, fenced, session).await
 }
@@ -112,14 +135,14 @@ pub(crate) async fn send<T: Document>(
 /// document holds if it lands (`fence`: the batch's token).
 pub(crate) fn command_statements<'s, T: Document>(
     steps: &'s [Step],
-    versions: &[Option<i64>],
+    loaded: &[Loaded<'_>],
     fence: Option<i64>,
 ) -> Vec<Statement<'s>> {
     let key = T::__odm_meta().versioning.key;
     steps
         .iter()
-        .zip(versions)
-        .filter_map(|(step, version)| match step {
+        .zip(loaded)
+        .filter_map(|(step, loaded)| match step {
             Step::Insert { stored, .. } => Some(Statement::Insert(stored)),
             Step::Update {
                 plan,
@@ -131,7 +154,7 @@ pub(crate) fn command_statements<'s, T: Document>(
                 // Both are held again (`refill`) before the commands.
                 filter: filter.as_ref().expect("an update step's filter"),
                 update: update.as_ref().expect("an update step's update"),
-                expect: expect(plan, *version, key, fence),
+                expect: expect(plan, loaded, key, fence),
             }),
             _ => None,
         })
@@ -217,12 +240,12 @@ async fn send_models<T: Document>(
     log.send(sessioned(action, session)).await
 }
 
-/// What the update of `plan` leaves in its document (loaded at
-/// `version`): the value as it will be committed, whole, and the fence
-/// stored by a statement fenced with `fence`.
+/// What the update of `plan` leaves in its document (`loaded` as its
+/// `Doc` loaded it): the value as it will be committed, whole, and the
+/// fence stored by a statement fenced with `fence`.
 fn expect<'p>(
     plan: &'p Plan,
-    version: Option<i64>,
+    loaded: &Loaded<'_>,
     key: Option<&str>,
     fence: Option<i64>,
 ) -> Expect<'p> {
@@ -231,8 +254,8 @@ fn expect<'p>(
         (terms.key, stored)
     });
     Expect {
-        bumps_from: (plan.effect.bump && key.is_some()).then(|| version.unwrap_or(0)),
-        whole: plan.current.whole(None),
+        bumps_from: (plan.effect.bump && key.is_some()).then(|| loaded.version.unwrap_or(0)),
+        whole: plan.current.whole(loaded.snapshot),
         fence,
         schema,
     }
