@@ -17,6 +17,7 @@ mod bad_data;
 mod bulk_save;
 mod conflict_events;
 mod conflicts;
+mod doc_push;
 mod enum_models;
 mod errors;
 mod examples_run;

@@ -22,14 +22,16 @@ pub trait Shape:
     /// `counter` of a `Doc`, reached through `Doc::field_mut` under
     /// `ODM_CPU_REACH=1`, else through `DerefMut` (as `doc.counter`).
     fn counter_of(doc: &mut Doc<Self>) -> &mut i32;
-    /// [`comments_mut`](Shape::comments_mut) of a `Doc`, the same way.
-    fn comments_of(doc: &mut Doc<Self>) -> Option<&mut Vec<Comment>>;
+    /// Pushes `comment` to the comments of a `Doc` through `Doc::push`
+    /// under `ODM_CPU_REACH=1`, else through `DerefMut`; `false` for a
+    /// shape without comments.
+    fn push_comment(doc: &mut Doc<Self>, comment: Comment) -> bool;
     /// Its array of strings (S has none), the same way.
     fn tags_of(doc: &mut Doc<Self>) -> Option<&mut Vec<String>>;
 }
 
-/// Whether odm's side changes its `Doc`s through `Doc::field_mut`
-/// (`ODM_CPU_REACH=1`) rather than `DerefMut`.
+/// Whether odm's side changes its `Doc`s through `Doc::field_mut` and
+/// `Doc::push` (`ODM_CPU_REACH=1`) rather than `DerefMut`.
 pub fn reach() -> bool {
     static REACH: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *REACH.get_or_init(|| std::env::var("ODM_CPU_REACH").as_deref() == Ok("1"))
@@ -42,8 +44,8 @@ impl Shape for Small {
             false => &mut doc.counter,
         }
     }
-    fn comments_of(_: &mut Doc<Self>) -> Option<&mut Vec<Comment>> {
-        None
+    fn push_comment(_: &mut Doc<Self>, _: Comment) -> bool {
+        false
     }
     fn tags_of(_: &mut Doc<Self>) -> Option<&mut Vec<String>> {
         None
@@ -60,11 +62,12 @@ impl Shape for Article {
             false => &mut doc.counter,
         }
     }
-    fn comments_of(doc: &mut Doc<Self>) -> Option<&mut Vec<Comment>> {
-        Some(match reach() {
-            true => doc.field_mut(Article::fields().comments()),
-            false => &mut doc.comments,
-        })
+    fn push_comment(doc: &mut Doc<Self>, comment: Comment) -> bool {
+        match reach() {
+            true => doc.push(Article::fields().comments(), comment),
+            false => doc.comments.push(comment),
+        }
+        true
     }
     fn tags_of(doc: &mut Doc<Self>) -> Option<&mut Vec<String>> {
         Some(match reach() {
@@ -237,7 +240,7 @@ impl<T: Shape> Odm<T> {
             Kind::Push => {
                 let doc = self.one();
                 let comment = pushed(pool, n).clone();
-                T::comments_of(doc).expect("comments").push(comment);
+                assert!(T::push_comment(doc, comment), "comments");
                 doc.save().await.unwrap();
             }
             Kind::Rewrite => {

@@ -86,14 +86,39 @@ fn maybe_as_if_reached<S: Shape>(
         })
     };
     let mut names: Vec<&str> = Vec::new();
+    let mut appended: Vec<(&str, usize)> = Vec::new();
     for key in before.keys().chain(after.keys()) {
         let extra = rng.chance(10);
-        if !names.contains(&key.as_str()) && (extra || bytes(before, key) != bytes(&after, key)) {
-            names.push(key);
+        let seen = names.contains(&key.as_str()) || appended.iter().any(|(k, _)| k == key);
+        if seen || !(extra || bytes(before, key) != bytes(&after, key)) {
+            continue;
+        }
+        // An array whose stored elements are its first ones, half the
+        // time counted as only appended to (`Doc::push`).
+        match appended_to(before, &after, key) {
+            Some(n) if rng.chance(50) => appended.push((key, n)),
+            _ => names.push(key),
         }
     }
-    cx.log(format!("{who} counts as reached in: {names:?}"));
-    odm::__private::reached_only(doc, &names);
+    cx.log(format!(
+        "{who} counts as reached in: {names:?}, appended to in: {appended:?}"
+    ));
+    odm::__private::reached_only(doc, &names, &appended);
+}
+
+/// The length of `key`'s array in `before` when `after` holds it with
+/// elements added after all of them (compared as bytes), else `None`.
+fn appended_to(before: &BsonDocument, after: &BsonDocument, key: &str) -> Option<usize> {
+    let (Ok(old), Ok(new)) = (before.get_array(key), after.get_array(key)) else {
+        return None;
+    };
+    let bytes = |v: &Bson| {
+        let mut one = BsonDocument::new();
+        one.insert("v", v.clone());
+        odm::bson::to_vec(&one).expect("a document serializes")
+    };
+    let kept = old.iter().zip(new).all(|(a, b)| bytes(a) == bytes(b));
+    (new.len() > old.len() && kept).then_some(old.len())
 }
 
 /// Changes `doc` and saves it as the only writer; returns the raw stored

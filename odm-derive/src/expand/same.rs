@@ -25,8 +25,9 @@ pub(super) fn tracked<'c, 'a>(cont: &'c Container<'a>) -> Vec<&'c Field<'a>> {
     cont.stored_fields().take(MAX_TRACKED).collect()
 }
 
-/// The `Schema` methods of a document: `__odm_tracked`, `__odm_shadow`,
-/// `__odm_unchanged` and `__odm_reshadow`; nothing when no field is
+/// The `Schema` methods of a document: `__odm_tracked`, `__odm_sealed`,
+/// `__odm_in_order`, `__odm_compares`, `__odm_shadow`, `__odm_unchanged`
+/// and `__odm_reshadow`; nothing when no field is
 /// compared (the defaults compare nothing).
 pub fn document_methods(cont: &Container) -> TokenStream {
     let fields = tracked(cont);
@@ -62,7 +63,15 @@ pub fn document_methods(cont: &Container) -> TokenStream {
     let indexes = 0..fields.len();
     let types = fields.iter().map(|f| f.ty);
     let sealed_bits = bits.clone();
+    let in_order = fields
+        .iter()
+        .zip(&bits)
+        .filter(|(f, _)| !f.attrs.custom_ser)
+        .map(|(_, bit)| bit);
     quote! {
+        fn __odm_in_order() -> u128 {
+            0u128 #(| #in_order)*
+        }
         fn __odm_tracked() -> &'static [&'static str] {
             &[#(#names),*]
         }

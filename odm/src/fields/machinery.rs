@@ -47,12 +47,12 @@ impl<P: Prefix, S: Segment> Prefix for Join<P, S> {
 
 /// A top-level field of the document `T`, as the marker type of its name
 /// (the derive implements it for each stored field of a document): what
-/// [`Doc::field_mut`](crate::Doc::field_mut) reaches.
+/// [`Doc::field_mut`](crate::Doc::field_mut) and [`Doc::push`](crate::Doc::push) reach.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "`{Self}` names no field of `{T}` of this type",
     label = "a path of another model",
-    note = "`Doc::<{T}>::field_mut` takes a path of `{T}::fields()`"
+    note = "`Doc::<{T}>::field_mut` and `push` take a path of `{T}::fields()`"
 )]
 pub trait Member<T, V>: Segment {
     /// The field's bit among the fields a save may know unchanged
@@ -63,10 +63,10 @@ pub trait Member<T, V>: Segment {
 }
 
 /// The path `Self` of a top-level field of the document `T`, of type `V`:
-/// what [`Doc::field_mut`](crate::Doc::field_mut) takes.
+/// what [`Doc::field_mut`](crate::Doc::field_mut) and [`Doc::push`](crate::Doc::push) take.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
-    message = "`field_mut` takes the path of a top-level field of `{T}`",
+    message = "`field_mut` and `push` take the path of a top-level field of `{T}`",
     label = "a nested path, or not a path of `{T}`",
     note = "pass `{T}::fields().field()`, one field deep; a nested field is changed through its top-level field"
 )]

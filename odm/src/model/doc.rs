@@ -266,10 +266,12 @@ impl<T: Document> Doc<T> {
         let (value, tracked) = (&self.value, &self.tracked);
         let unchanged = match self.edits.known::<T>() {
             // The fields reached are compared with the copy (a push's
-            // unchanged first elements); the others are known.
-            Some((known, reached)) => {
-                let mut unchanged = self.shadow.unchanged(value, reached);
-                unchanged.fields |= known;
+            // unchanged first elements); the others are known, and so
+            // are the first elements of those only appended to.
+            Some(known) => {
+                let mut unchanged = self.shadow.unchanged(value, known.reached);
+                unchanged.fields |= known.fields;
+                unchanged.prefixes.extend(known.appended.prefixes);
                 unchanged
             }
             None => self.shadow.unchanged(value, u128::MAX),
@@ -341,7 +343,7 @@ impl<T: Document> Doc<T> {
             value: self.value.clone(),
             tracked: self.tracked.clone(),
             shadow: self.shadow.duplicate(),
-            edits: self.edits,
+            edits: self.edits.clone(),
             shard: self.shard.clone(),
             version: self.version,
             increment: self.increment,
@@ -377,6 +379,18 @@ impl<T: Document> Doc<T> {
     pub(crate) fn reach(&mut self, index: usize) -> &mut T {
         self.take_snapshot();
         self.edits.reached(index);
+        &mut self.value
+    }
+
+    /// The value, to append to the sequence of bit `index` only (see
+    /// [`Doc::push`]), after taking the snapshot as `DerefMut` does; `len`
+    /// tells the sequence's length before the append.
+    pub(crate) fn appending(&mut self, index: usize, len: impl FnOnce(&mut T) -> usize) -> &mut T {
+        self.take_snapshot();
+        let bit = |mask: u128| index < 128 && mask & (1 << index) != 0;
+        let (in_order, sealed) = (bit(T::__odm_in_order()), bit(T::__odm_sealed()));
+        self.edits
+            .appends(index, len(&mut self.value), in_order, sealed);
         &mut self.value
     }
 

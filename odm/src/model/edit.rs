@@ -1,5 +1,7 @@
-//! [`Doc::field_mut`]: a change the `Doc` sees field by field, so a save
-//! knows the fields it did not reach unchanged without comparing them.
+//! [`Doc::field_mut`] and [`Doc::push`]: a change the `Doc` sees field by
+//! field, so a save knows the fields it did not reach unchanged, and the
+//! stored elements of a sequence only appended to, without comparing
+//! them.
 //!
 //! `Doc` derefs mutably to the whole value: after that any field may have
 //! changed, and a save finds out by comparing (`model::shadow`) and by the
@@ -56,20 +58,70 @@ impl<T: Document> Doc<T> {
         let _ = path;
         P::get(self.reach(P::INDEX))
     }
+
+    /// Appends `value` to the top-level sequence `path`: what
+    /// `doc.field.push(value)` does, and the `Doc` notes that the field was
+    /// only appended to.
+    ///
+    /// A save then knows the field's stored elements unchanged without
+    /// comparing them, as it knows the fields [`field_mut`](Doc::field_mut)
+    /// did not reach: it writes the new elements only, and sends their
+    /// `$push`, whatever the length of the array. That holds while the
+    /// field was reached no other way since the value was loaded or last
+    /// saved; after `field_mut` of the same field, or any `DerefMut`
+    /// access, the save compares the field as usual (and finds the same
+    /// `$push`). A field written through `serialize_with`, or whose
+    /// elements can change behind `&`, is compared anyway. What the save
+    /// sends is the same either way.
+    ///
+    /// ```
+    /// # use odm::prelude::*;
+    /// # use serde::{Deserialize, Serialize};
+    /// #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+    /// pub struct Post {
+    ///     #[serde(rename = "_id")]
+    ///     pub id: ObjectId,
+    ///     pub comments: Vec<String>,
+    /// }
+    ///
+    /// # fn edit(doc: &mut Doc<Post>) {
+    /// doc.push(Post::fields().comments(), "first!".into());
+    /// # }
+    /// ```
+    pub fn push<E, P>(&mut self, path: FieldPath<Vec<E>, P>, value: E)
+    where
+        P: TopLevel<T, Vec<E>>,
+    {
+        let _ = path;
+        let value_of = self.appending(P::INDEX, |v| P::get(v).len());
+        P::get(value_of).push(value);
+    }
 }
 
 /// Makes `doc` count as reached only in the top-level fields `names`
-/// (stored names) since its snapshot, as if every change since went
-/// through [`Doc::field_mut`]: for the suite's random histories, which
-/// change values through `DerefMut` and name the fields that changed (and
-/// a few that did not). A name of no field compared makes it the whole
-/// value. Not public API.
+/// (stored names) since its snapshot, and as only appended to in the
+/// fields of `appended` (each with its length at the snapshot), as if
+/// every change since went through [`Doc::field_mut`] and [`Doc::push`]:
+/// for the suite's random histories, which change values through
+/// `DerefMut` and name the fields that changed (and a few that did not).
+/// A name of no field compared makes it the whole value. Not public API.
 #[doc(hidden)]
-pub fn reached_only<T: Document>(doc: &mut Doc<T>, names: &[&str]) {
+pub fn reached_only<T: Document>(doc: &mut Doc<T>, names: &[&str], appended: &[(&str, usize)]) {
     let fields = T::__odm_tracked();
+    let index = |name: &str| fields.iter().position(|f| *f == name).unwrap_or(usize::MAX);
+    let bit = |mask: u128, i: usize| i < 128 && mask & (1 << i) != 0;
     let mut edits = Edits::NONE;
     for name in names {
-        edits.reached(fields.iter().position(|f| f == name).unwrap_or(usize::MAX));
+        edits.reached(index(name));
+    }
+    for &(name, len) in appended {
+        let i = index(name);
+        edits.appends(
+            i,
+            len,
+            bit(T::__odm_in_order(), i),
+            bit(T::__odm_sealed(), i),
+        );
     }
     doc.set_edits(edits);
 }

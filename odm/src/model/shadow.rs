@@ -87,11 +87,19 @@ impl<T: Schema> Shadow<T> {
         match self {
             Shadow::On { copy, valid } => {
                 // Only what the copy holds as the snapshot does is known
-                // the same in it (a save that knew fields unchanged from
-                // `Doc::field_mut` did not ask the copy).
+                // the same in it (a save that knew fields unchanged, or a
+                // sequence's first elements, from `Doc::field_mut` or
+                // `Doc::push` did not ask the copy).
+                let valid_bits = *valid;
+                let held = |i: usize| i < 128 && valid_bits & (1 << i) != 0;
                 let known = Unchanged {
-                    fields: known.fields & *valid,
-                    prefixes: known.prefixes.clone(),
+                    fields: known.fields & valid_bits,
+                    prefixes: known
+                        .prefixes
+                        .iter()
+                        .copied()
+                        .filter(|(i, _)| held(*i))
+                        .collect(),
                 };
                 *valid = value.__odm_reshadow(copy, &known);
             }

@@ -70,6 +70,16 @@ pub trait Schema: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static {
         0
     }
 
+    /// The fields (bits, in [`__odm_tracked`](Schema::__odm_tracked)
+    /// order) serde writes as the value's own serialization (no
+    /// `serialize_with`): a sequence among them is written one element
+    /// after the other, so one appended to (`Doc::push`) keeps its stored
+    /// elements as the first ones.
+    #[doc(hidden)]
+    fn __odm_in_order() -> u128 {
+        0
+    }
+
     /// A copy of the value, when its type is `Clone`: what later values
     /// are compared with, field by field (see `model::shadow`).
     #[doc(hidden)]

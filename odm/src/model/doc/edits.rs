@@ -1,38 +1,94 @@
 //! What a `Doc`'s value was reached in since its snapshot: a field
-//! through `Doc::field_mut`, or the whole value through `DerefMut` (see
-//! `model::edit`).
+//! through `Doc::field_mut`, a sequence only appended to through
+//! `Doc::push`, or the whole value through `DerefMut` (see `model::edit`).
 
+use crate::codec::same::{Unchanged, ALL_OF_OTHER};
 use crate::schema::Schema;
 
 /// What a `Doc`'s value may have changed in since its snapshot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Edits {
-    /// Only these fields (bits of `Schema::__odm_tracked`) were reached.
-    Fields(u128),
+    /// Only these fields (bits of `Schema::__odm_tracked`) were reached;
+    /// `appended`: fields not reached but appended to, each with its
+    /// length at the snapshot (its elements then are its first ones now).
+    Fields {
+        reached: u128,
+        appended: Vec<(usize, usize)>,
+    },
     /// The whole value was reached (`DerefMut`).
     Any,
 }
 
+/// What a save knows of the value without looking at it.
+pub(crate) struct Known {
+    /// The fields known unchanged.
+    pub fields: u128,
+    /// The fields reached: to compare with the copy.
+    pub reached: u128,
+    /// The fields only appended to, as [`Unchanged::prefixes`] says them:
+    /// each with its first elements known the same as all of the
+    /// snapshot's.
+    pub appended: Unchanged,
+}
+
 impl Edits {
     /// Nothing reached since the snapshot.
-    pub const NONE: Edits = Edits::Fields(0);
+    pub const NONE: Edits = Edits::Fields {
+        reached: 0,
+        appended: Vec::new(),
+    };
 
     /// The field of bit `index` was reached (`usize::MAX`, or any index
     /// past the bits: one a save does not know, so the whole value).
     pub fn reached(&mut self, index: usize) {
-        *self = match *self {
-            Edits::Fields(bits) if index < 128 => Edits::Fields(bits | 1 << index),
-            _ => Edits::Any,
-        };
+        match self {
+            Edits::Fields { reached, appended } if index < 128 => {
+                *reached |= 1 << index;
+                appended.retain(|(i, _)| *i != index);
+            }
+            _ => *self = Edits::Any,
+        }
     }
 
-    /// The fields of `T` known unchanged without looking: those not
-    /// reached whose type changes only through `&mut`; and the fields
-    /// reached. `None` when the whole value was reached.
-    pub fn known<T: Schema>(&self) -> Option<(u128, u128)> {
-        let Edits::Fields(reached) = *self else {
+    /// The field of bit `index`, of `len` elements, is about to be
+    /// appended to. An append is known as such only for a field not
+    /// reached otherwise since the snapshot (its `len` elements are then
+    /// the snapshot's), whose elements are written one by one in order
+    /// (`in_order`) and change only through `&mut` (`sealed`); any other
+    /// field counts as reached.
+    pub fn appends(&mut self, index: usize, len: usize, in_order: bool, sealed: bool) {
+        match self {
+            Edits::Fields { reached, appended } if index < 128 && in_order && sealed => {
+                if *reached & (1 << index) == 0 && !appended.iter().any(|(i, _)| *i == index) {
+                    appended.push((index, len));
+                }
+            }
+            _ => self.reached(index),
+        }
+    }
+
+    /// What a save of a `T` knows without looking: the fields not reached
+    /// nor appended to whose type changes only through `&mut`; the fields
+    /// reached; and the first elements of those appended to. `None` when
+    /// the whole value was reached.
+    pub fn known<T: Schema>(&self) -> Option<Known> {
+        let Edits::Fields { reached, appended } = self else {
             return None;
         };
-        Some((T::__odm_sealed() & !reached, reached))
+        let mut prefixes = Unchanged::NONE;
+        let mut touched = *reached;
+        for &(i, n) in appended {
+            touched |= 1 << i;
+            // An empty snapshot array has no element to keep: the field
+            // is written whole.
+            if n > 0 {
+                prefixes.prefixes.push((i, n | ALL_OF_OTHER));
+            }
+        }
+        Some(Known {
+            fields: T::__odm_sealed() & !touched,
+            reached: *reached,
+            appended: prefixes,
+        })
     }
 }
