@@ -4,6 +4,7 @@ pub(crate) mod array;
 pub(crate) mod checked_read;
 pub(crate) mod keys;
 pub(crate) mod new_document;
+pub(crate) mod offsets;
 #[cfg(test)]
 pub(crate) mod random_values;
 pub(crate) mod rawde;

@@ -7,6 +7,7 @@ use std::ops::{Deref, DerefMut};
 use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::{Bson, Document as BsonDocument};
 
+use crate::codec::offsets::Offsets;
 use crate::codec::{self, version_key, Loaded};
 use crate::error::Result;
 use crate::model::shadow::Shadow;
@@ -416,6 +417,7 @@ impl<T: Document> Doc<T> {
                     id,
                     base,
                     snapshot,
+                    offsets: Offsets::new(),
                     missing,
                 },
                 Err(e) => Tracked::Unserializable {

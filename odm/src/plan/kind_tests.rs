@@ -13,6 +13,7 @@ fn snapshot(raw: mongodb::bson::raw::RawDocumentBuf) -> Tracked {
     Tracked::Snapshot {
         id: Bson::Int32(1),
         snapshot: raw,
+        offsets: crate::codec::offsets::Offsets::new(),
         missing: Missing::new(),
         base: None,
     }

@@ -4,6 +4,7 @@
 use mongodb::bson::raw::{RawDocument, RawDocumentBuf};
 use mongodb::bson::Bson;
 
+use crate::codec::offsets::Offsets;
 use crate::plan::diff::Missing;
 
 /// The state changes are measured against.
@@ -20,10 +21,12 @@ pub(crate) enum Tracked {
     /// the stored document as this copy knows it (without the version key
     /// and the fence), kept only where it differs from `snapshot` (fields
     /// the model does not know, another field order, another integer
-    /// width): the rewrite guard compares the store with it.
+    /// width): the rewrite guard compares the store with it. `offsets`
+    /// are those of `snapshot`'s elements, once a patch needed them.
     Snapshot {
         id: Bson,
         snapshot: RawDocumentBuf,
+        offsets: Offsets,
         missing: Missing,
         base: Option<RawDocumentBuf>,
     },

@@ -55,7 +55,14 @@ pub(crate) struct Piece {
 /// its order, or when `splice` knows the first elements of a sequence
 /// unchanged and then others changed (the splice copies them once; a
 /// patch would copy them into the piece, then into the snapshot).
-pub(crate) fn to_patch<T: Serialize + ?Sized>(value: &T, splice: &Splice<'_>) -> Option<Patch> {
+///
+/// `offsets` are those of `splice.from`'s elements (`codec::offsets`): a
+/// field known unchanged is passed over without reading its element.
+pub(crate) fn to_patch<T: Serialize + ?Sized>(
+    value: &T,
+    splice: &Splice<'_>,
+    offsets: &[u32],
+) -> Option<Patch> {
     let mut top = Top {
         w: Writer {
             bytes: Vec::with_capacity(short::CHUNK),
@@ -65,12 +72,18 @@ pub(crate) fn to_patch<T: Serialize + ?Sized>(value: &T, splice: &Splice<'_>) ->
             splice,
             next_name: 0,
             from: Walk::new(splice.from).ok()?,
+            offsets,
+            seen: 0,
             pieces: Vec::new(),
         },
     };
     value.serialize(&mut top).ok()?;
-    // Every earlier element has its field.
-    if !matches!(top.fields.from.next_elem(), Ok(None)) {
+    // Every earlier element has its field. With the keys of the fields
+    // written checked in place, this is what keeps the value's keys the
+    // earlier ones: a field known unchanged is written (or skipped) as
+    // before, so a key that came or went is a field written, which then
+    // meets another key in place, or leaves the count short or long.
+    if top.fields.seen + 1 != offsets.len() {
         return None;
     }
     Some(Patch {
@@ -133,13 +146,18 @@ fn read_len(bytes: &[u8], at: usize) -> usize {
     usize::try_from(len).unwrap_or(0)
 }
 
-/// The earlier document, walked beside the value's fields.
+/// The earlier document, beside the value's fields.
 struct Walking<'s> {
     splice: &'s Splice<'s>,
     /// Where the next field's name is searched from in `splice.names`.
     next_name: usize,
-    /// The earlier document, after the element of the last field.
+    /// The earlier document, to read the element of a field written.
     from: Walk<'s>,
+    /// Where each earlier element starts, then the document's end.
+    offsets: &'s [u32],
+    /// The fields the value wrote or skipped so far: the next one is in
+    /// place of the earlier element of this index.
+    seen: usize,
     pieces: Vec<Piece>,
 }
 
@@ -168,25 +186,33 @@ impl<'s> Walking<'s> {
     /// and whether the field is known unchanged.
     fn next_field(&mut self, key: &str) -> Result<Field> {
         let names = self.splice.names;
-        // Usually the next name; one the value skips is passed over.
+        // Usually the next name (often the very same constant as serde's
+        // key); one the value skips is passed over.
+        let same = |name: &str| std::ptr::eq(name, key) || name == key;
         let i = match names.get(self.next_name) {
-            Some(name) if *name == key => self.next_name,
+            Some(name) if same(name) => self.next_name,
             _ => {
                 let rest = names.get(self.next_name..).ok_or(GiveUp)?;
                 self.next_name + rest.iter().position(|n| *n == key).ok_or(GiveUp)?
             }
         };
         self.next_name = i + 1;
-        let start = self.from.at();
-        let array = match self.from.next_elem() {
-            Ok(Some(elem)) if elem.key == key.as_bytes() => elem.is_array(),
-            _ => return Err(GiveUp),
-        };
-        let old = start..self.from.at();
+        let at = self.seen;
+        self.seen += 1;
         let unchanged = self.splice.unchanged;
         if i < 128 && unchanged.fields & (1 << i) != 0 {
             return Ok(Field::Skip);
         }
+        let offset = |k: usize| self.offsets.get(k).map(|&o| o as usize).ok_or(GiveUp);
+        let (start, end) = (offset(at)?, offset(at + 1)?);
+        self.from.skip_to(start);
+        let array = match self.from.next_elem() {
+            Ok(Some(elem)) if elem.key == key.as_bytes() && self.from.at() == end => {
+                elem.is_array()
+            }
+            _ => return Err(GiveUp),
+        };
+        let old = start..end;
         match unchanged.prefix_of(i) {
             (0, _) => Ok(Field::Write { old }),
             // Appended to: the earlier array stays, the rest is added.

@@ -9,7 +9,9 @@ use super::edits::Edits;
 use super::stored::{base_of, stored_form};
 use super::Doc;
 use crate::codec;
+use crate::codec::offsets::Offsets;
 use crate::model::Document;
+use crate::plan::current::Current;
 use crate::plan::diff::{self, Missing};
 use crate::plan::request::{shard, Plan};
 use crate::plan::tracked::Tracked;
@@ -48,51 +50,64 @@ impl<T: Document> Doc<T> {
             std::borrow::Cow::Owned(others.cloned().collect())
         };
         let current = plan.current;
-        let (mut missing, base, current) = match std::mem::replace(&mut self.tracked, Tracked::New)
-        {
-            Tracked::Snapshot {
-                missing,
-                base,
-                snapshot,
-                ..
-            } => {
-                // A key the update adds to a sub-document lands at its end
-                // on the server, wherever the value serializes it, and keys
-                // the value now holds in another order keep their stored
-                // order: the stored form then differs from the new snapshot.
-                let keep = base.is_none()
-                    && (plan.reordered
-                        || crate::plan::guard::rewrite::adds_keys(&snapshot, &moved));
-                match keep {
-                    true => {
-                        let (current, snapshot) = current.into_whole_keeping(snapshot);
-                        (missing, Some(snapshot), current)
+        let (mut missing, base, current, offsets) =
+            match std::mem::replace(&mut self.tracked, Tracked::New) {
+                Tracked::Snapshot {
+                    missing,
+                    base,
+                    snapshot,
+                    offsets,
+                    ..
+                } => {
+                    // A patch moves the elements after each piece; a whole
+                    // document is walked again when a patch needs it.
+                    let offsets = match &current {
+                        Current::Patch(patch) => offsets.patched(patch),
+                        Current::Whole(_) => Offsets::new(),
+                    };
+                    // A key the update adds to a sub-document lands at its end
+                    // on the server, wherever the value serializes it, and keys
+                    // the value now holds in another order keep their stored
+                    // order: the stored form then differs from the new snapshot.
+                    let keep = base.is_none()
+                        && (plan.reordered
+                            || crate::plan::guard::rewrite::adds_keys(&snapshot, &moved));
+                    match keep {
+                        true => {
+                            let (current, snapshot) = current.into_whole_keeping(snapshot);
+                            (missing, Some(snapshot), current, offsets)
+                        }
+                        false => (missing, base, current.into_whole(snapshot), offsets),
                     }
-                    false => (missing, base, current.into_whole(snapshot)),
                 }
-            }
-            // Saved untouched (`increment()`, or an upgrade alone): the
-            // document as read is what the store holds, the paths it lacks
-            // included.
-            Tracked::Clean { stored, .. } => {
-                let current = current.of_new().clone();
-                let (missing, base) = stored_form(&stored, keys, &current)
-                    .unwrap_or_else(|_| (Missing::new(), base_of(&stored, keys, &current)));
-                (missing, base, current)
-            }
-            _ => (Missing::new(), None, current.of_new().clone()),
-        };
+                // Saved untouched (`increment()`, or an upgrade alone): the
+                // document as read is what the store holds, the paths it lacks
+                // included.
+                Tracked::Clean { stored, .. } => {
+                    let current = current.of_new().clone();
+                    let (missing, base) = stored_form(&stored, keys, &current)
+                        .unwrap_or_else(|_| (Missing::new(), base_of(&stored, keys, &current)));
+                    (missing, base, current, Offsets::new())
+                }
+                _ => (
+                    Missing::new(),
+                    None,
+                    current.of_new().clone(),
+                    Offsets::new(),
+                ),
+            };
         diff::settle_missing(&mut missing, &moved);
         // The fields the copy holds as the new snapshot does: those the
         // save found unchanged, unless a stamp changed the value since.
         let mut known = plan.unchanged;
-        let snapshot = match plan.stamp {
+        let (snapshot, offsets) = match plan.stamp {
             Some(stamp) => {
                 stamp.apply(&mut self.value);
                 known = crate::codec::same::Unchanged::NONE;
-                codec::to_raw(&self.value).unwrap_or(current)
+                let stamped = codec::to_raw(&self.value).unwrap_or(current);
+                (stamped, Offsets::new())
             }
-            None => current,
+            None => (current, offsets),
         };
         self.shadow.saved(&self.value, &known);
         let base =
@@ -100,6 +115,7 @@ impl<T: Document> Doc<T> {
         self.tracked = Tracked::Snapshot {
             id,
             snapshot,
+            offsets,
             missing,
             base,
         };

@@ -6,9 +6,10 @@ use crate::codec::rawser::splice::Splice;
 use crate::codec::rawser::splice_tests::{unchanged, whole, Rng, NAMES};
 
 /// A patch of the earlier bytes, applied to them, is the whole
-/// serialization; its diff is the whole diff, in the same order; a value
-/// whose top-level keys differ (a field skipped now or before) is not
-/// patched.
+/// serialization; its diff is the whole diff, in the same order; the
+/// offsets of the earlier elements it moves are those of the whole; a
+/// value whose top-level keys differ (a field skipped now or before) is
+/// not patched.
 #[test]
 fn patched_bytes_and_their_diff_are_the_whole_ones() {
     let mut rng = Rng(0x37);
@@ -28,7 +29,9 @@ fn patched_bytes_and_their_diff_are_the_whole_ones() {
             let doc = mongodb::bson::RawDocument::from_bytes(doc).unwrap();
             doc.iter().map(|e| e.unwrap().0.to_string()).collect()
         };
-        let Some(patch) = crate::codec::rawser::patch::to_patch(&new, &splice) else {
+        let offsets = crate::codec::offsets::Offsets::new();
+        let at = offsets.of(&from).expect("a document walks");
+        let Some(patch) = crate::codec::rawser::patch::to_patch(&new, &splice, at) else {
             let edited = known.prefixes.iter().any(|&(i, _)| !known.prefix_of(i).1);
             assert!(edited || keys(&from) != keys(&to), "{old:?} -> {new:?}");
             refused += 1;
@@ -50,6 +53,9 @@ fn patched_bytes_and_their_diff_are_the_whole_ones() {
         assert_eq!(patch.pieces.is_empty(), slow.changes.is_empty());
         assert_eq!(patch.applied(&from), to);
         assert_eq!(patch.apply(from.clone()), to);
+        // The offsets moved by the patch are those of the whole.
+        let moved = offsets.patched(&patch);
+        assert_eq!(moved.of(&[]), crate::codec::offsets::starts(&to).as_deref());
         changed += patch.pieces.len();
         appended += patch.pieces.iter().filter(|p| p.append.is_some()).count();
     }

@@ -250,7 +250,10 @@ fn patched<T: Schema>(
     plain: bool,
 ) -> Result<Option<Changed>> {
     let Tracked::Snapshot {
-        snapshot, missing, ..
+        snapshot,
+        offsets,
+        missing,
+        ..
     } = tracked
     else {
         return Ok(None);
@@ -271,7 +274,10 @@ fn patched<T: Schema>(
         names: T::__odm_tracked(),
         unchanged,
     };
-    let Some(patch) = codec::rawser::patch::to_patch(value, &splice) else {
+    let Some(offsets) = offsets.of(snapshot.as_bytes()) else {
+        return Ok(None);
+    };
+    let Some(patch) = codec::rawser::patch::to_patch(value, &splice, offsets) else {
         return Ok(None);
     };
     let Some(out) = diff::diff_patch(snapshot.as_bytes(), &patch)? else {

@@ -1,0 +1,107 @@
+//! Where each top-level element of a document starts: one walk of the
+//! document, kept beside a snapshot, so a patch of it finds the element of
+//! a field without walking the elements before it
+//! (`codec::rawser::patch`), and a patch applied moves the offsets after
+//! each piece instead of walking the new document again.
+
+use std::sync::OnceLock;
+
+use crate::codec::rawser::patch::Patch;
+use crate::codec::scan::Walk;
+
+/// The offsets of a document's top-level elements, in order, then the
+/// offset of its closing NUL; made on first use (`None` inside: the
+/// document did not walk).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Offsets(OnceLock<Option<Vec<u32>>>);
+
+impl Offsets {
+    /// Not known yet: walked on first use.
+    pub fn new() -> Offsets {
+        Offsets(OnceLock::new())
+    }
+
+    /// Already known (`starts` of the document they will be used with).
+    fn known(starts: Vec<u32>) -> Offsets {
+        Offsets(OnceLock::from(Some(starts)))
+    }
+
+    /// The offsets of `doc`, which must be the document these were or
+    /// will be made from; walked the first time.
+    pub fn of(&self, doc: &[u8]) -> Option<&[u32]> {
+        self.0.get_or_init(|| starts(doc)).as_deref()
+    }
+
+    /// The offsets of the document `patch` makes of the one these are of,
+    /// when these are known (else walked on first use, as new ones).
+    pub fn patched(self, patch: &Patch) -> Offsets {
+        match self.0.into_inner() {
+            Some(Some(mut offsets)) => match shift(&mut offsets, patch) {
+                Some(()) => Offsets::known(offsets),
+                None => Offsets::new(),
+            },
+            _ => Offsets::new(),
+        }
+    }
+}
+
+/// One walk of `doc`: each element's offset, then the closing NUL's.
+pub(crate) fn starts(doc: &[u8]) -> Option<Vec<u32>> {
+    let mut walk = Walk::new(doc).ok()?;
+    let mut out = Vec::new();
+    loop {
+        out.push(u32::try_from(walk.at()).ok()?);
+        match walk.next_elem() {
+            Ok(Some(_)) => {}
+            Ok(None) => return Some(out),
+            Err(_) => return None,
+        }
+    }
+}
+
+/// `offsets` moved by the pieces of `patch`, in place: each piece
+/// replaces or grows one element (found by its start), so the offsets
+/// after it move by the difference. `None` (`offsets` then unusable) when
+/// a piece starts at no element, or an offset leaves `u32`.
+fn shift(offsets: &mut [u32], patch: &Patch) -> Option<()> {
+    // Pieces are in the document's order: each moves every later offset.
+    let mut moved: i64 = 0;
+    let mut next = 0;
+    let mut move_to = |offsets: &mut [u32], moved: i64| -> Option<()> {
+        if moved != 0 {
+            for offset in offsets {
+                *offset = u32::try_from(i64::from(*offset) + moved).ok()?;
+            }
+        }
+        Some(())
+    };
+    for piece in &patch.pieces {
+        let start = u32::try_from(piece.old.start).ok()?;
+        let k = next + offsets[next..].iter().position(|&s| s == start)?;
+        move_to(&mut offsets[next..=k], moved)?;
+        let (new, old) = (piece.new.len() as i64, piece.old.len() as i64);
+        moved += match piece.append {
+            Some(_) => new,
+            None => new - old,
+        };
+        next = k + 1;
+    }
+    move_to(&mut offsets[next..], moved)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mongodb::bson::rawdoc;
+
+    #[test]
+    fn the_offsets_of_a_document_are_its_elements_and_its_end() {
+        let doc = rawdoc! { "a": 1_i32, "bb": "x" };
+        let bytes = doc.as_bytes();
+        // 4 (length), "a": 1 + 2 + 4 = 7, "bb": 1 + 3 + 4 + 2 = 10.
+        assert_eq!(starts(bytes), Some(vec![4, 11, 21]));
+        assert_eq!(bytes.len(), 22);
+        assert_eq!(starts(rawdoc! {}.as_bytes()), Some(vec![4]));
+        assert_eq!(starts(&[5, 0, 0, 0, 1]), None);
+    }
+}
