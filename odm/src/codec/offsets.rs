@@ -67,7 +67,7 @@ fn shift(offsets: &mut [u32], patch: &Patch) -> Option<()> {
     // Pieces are in the document's order: each moves every later offset.
     let mut moved: i64 = 0;
     let mut next = 0;
-    let mut move_to = |offsets: &mut [u32], moved: i64| -> Option<()> {
+    let move_to = |offsets: &mut [u32], moved: i64| -> Option<()> {
         if moved != 0 {
             for offset in offsets {
                 *offset = u32::try_from(i64::from(*offset) + moved).ok()?;
