@@ -1,43 +1,48 @@
-//! Where each top-level element of a document starts: one walk of the
-//! document, kept beside a snapshot, so a patch of it finds the element of
-//! a field without walking the elements before it
-//! (`codec::rawser::patch`), and a patch applied moves the offsets after
-//! each piece instead of walking the new document again.
+//! Where each top-level element of a document starts, kept beside a
+//! snapshot: noted by the first patch of it (which reads every element in
+//! turn), so the next patches find the element of a field written without
+//! reading the elements before it (`codec::rawser::patch`), and moved by
+//! each patch applied instead of read again. A snapshot written whole has
+//! none until a patch of it reads them.
 
 use std::sync::OnceLock;
 
 use crate::codec::rawser::patch::Patch;
-use crate::codec::scan::Walk;
 
 /// The offsets of a document's top-level elements, in order, then the
-/// offset of its closing NUL; made on first use (`None` inside: the
-/// document did not walk).
+/// offset of its closing NUL; noted by the first patch of it that reads
+/// them all.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Offsets(OnceLock<Option<Vec<u32>>>);
 
 impl Offsets {
-    /// Not known yet: walked on first use.
+    /// Not known yet.
     pub fn new() -> Offsets {
         Offsets(OnceLock::new())
     }
 
     /// Already known (`starts` of the document they will be used with).
-    fn known(starts: Vec<u32>) -> Offsets {
+    fn of_starts(starts: Vec<u32>) -> Offsets {
         Offsets(OnceLock::from(Some(starts)))
     }
 
-    /// The offsets of `doc`, which must be the document these were or
-    /// will be made from; walked the first time.
-    pub fn of(&self, doc: &[u8]) -> Option<&[u32]> {
-        self.0.get_or_init(|| starts(doc)).as_deref()
+    /// The offsets, once known.
+    pub fn known(&self) -> Option<&[u32]> {
+        self.0.get().and_then(|s| s.as_deref())
+    }
+
+    /// Notes `starts`, the offsets of the document these are of (read by
+    /// a patch of it), unless known already.
+    pub fn remember(&self, starts: Vec<u32>) {
+        let _ = self.0.set(Some(starts));
     }
 
     /// The offsets of the document `patch` makes of the one these are of,
-    /// when these are known (else walked on first use, as new ones).
+    /// when these are known (else not known either).
     pub fn patched(self, patch: &Patch) -> Offsets {
         match self.0.into_inner() {
             Some(Some(mut offsets)) => match shift(&mut offsets, patch) {
-                Some(()) => Offsets::known(offsets),
+                Some(()) => Offsets::of_starts(offsets),
                 None => Offsets::new(),
             },
             _ => Offsets::new(),
@@ -46,8 +51,9 @@ impl Offsets {
 }
 
 /// One walk of `doc`: each element's offset, then the closing NUL's.
+#[cfg(test)]
 pub(crate) fn starts(doc: &[u8]) -> Option<Vec<u32>> {
-    let mut walk = Walk::new(doc).ok()?;
+    let mut walk = crate::codec::scan::Walk::new(doc).ok()?;
     let mut out = Vec::new();
     loop {
         out.push(u32::try_from(walk.at()).ok()?);

@@ -23,6 +23,7 @@ use super::compound::Struct;
 use super::splice::{Prefix, Prefixed, Splice};
 use super::top::{EachField, Top};
 use super::{short, GiveUp, Result, Writer};
+use crate::codec::offsets::Offsets;
 use crate::codec::scan::Walk;
 
 /// The top-level fields of a value that may differ from an earlier
@@ -56,13 +57,16 @@ pub(crate) struct Piece {
 /// unchanged and then others changed (the splice copies them once; a
 /// patch would copy them into the piece, then into the snapshot).
 ///
-/// `offsets` are those of `splice.from`'s elements (`codec::offsets`): a
-/// field known unchanged is passed over without reading its element.
+/// `offsets` are those of `splice.from`'s elements (`codec::offsets`).
+/// Once known, a field known unchanged is passed over without reading its
+/// element; until then every element is read in turn, and a patch made
+/// notes their offsets.
 pub(crate) fn to_patch<T: Serialize + ?Sized>(
     value: &T,
     splice: &Splice<'_>,
-    offsets: &[u32],
+    offsets: &Offsets,
 ) -> Option<Patch> {
+    let known = offsets.known();
     let mut top = Top {
         w: Writer {
             bytes: Vec::with_capacity(short::CHUNK),
@@ -72,23 +76,36 @@ pub(crate) fn to_patch<T: Serialize + ?Sized>(
             splice,
             next_name: 0,
             from: Walk::new(splice.from).ok()?,
-            offsets,
+            known,
+            walked: Vec::new(),
             seen: 0,
             pieces: Vec::new(),
         },
     };
     value.serialize(&mut top).ok()?;
-    // Every earlier element has its field. With the keys of the fields
-    // written checked in place, this is what keeps the value's keys the
-    // earlier ones: a field known unchanged is written (or skipped) as
-    // before, so a key that came or went is a field written, which then
-    // meets another key in place, or leaves the count short or long.
-    if top.fields.seen + 1 != offsets.len() {
-        return None;
+    let fields = top.fields;
+    match known {
+        // Every earlier element has its field. With the keys of the fields
+        // written checked in place, the count keeps the value's keys the
+        // earlier ones: a field known unchanged is written (or skipped) as
+        // before, so a key that came or went is a field written, which
+        // then meets another key in place, or leaves the count off.
+        Some(known) if fields.seen + 1 != known.len() => return None,
+        Some(_) => {}
+        // Every element was read, each key checked: none may be left.
+        None => {
+            let mut from = fields.from;
+            if !matches!(from.next_elem(), Ok(None)) {
+                return None;
+            }
+            let mut walked = fields.walked;
+            walked.push(u32::try_from(from.at()).ok()?);
+            offsets.remember(walked);
+        }
     }
     Some(Patch {
         written: top.w.bytes,
-        pieces: top.fields.pieces,
+        pieces: fields.pieces,
     })
 }
 
@@ -151,10 +168,13 @@ struct Walking<'s> {
     splice: &'s Splice<'s>,
     /// Where the next field's name is searched from in `splice.names`.
     next_name: usize,
-    /// The earlier document, to read the element of a field written.
+    /// The earlier document: read in turn, or, with `known` offsets, at
+    /// the element of a field written.
     from: Walk<'s>,
     /// Where each earlier element starts, then the document's end.
-    offsets: &'s [u32],
+    known: Option<&'s [u32]>,
+    /// Without `known`: where each element read starts.
+    walked: Vec<u32>,
     /// The fields the value wrote or skipped so far: the next one is in
     /// place of the earlier element of this index.
     seen: usize,
@@ -182,6 +202,19 @@ impl<'s> Walking<'s> {
         self.splice.from
     }
 
+    /// Reads the next earlier element, which must be of `key` (and end at
+    /// `end`, when given): whether it is an array.
+    fn read(&mut self, key: &str, end: Option<usize>) -> Result<bool> {
+        match self.from.next_elem() {
+            Ok(Some(elem))
+                if elem.key == key.as_bytes() && end.is_none_or(|end| self.from.at() == end) =>
+            {
+                Ok(elem.is_array())
+            }
+            _ => Err(GiveUp),
+        }
+    }
+
     /// The earlier element of the field `key`, which must be the next one,
     /// and whether the field is known unchanged.
     fn next_field(&mut self, key: &str) -> Result<Field> {
@@ -200,19 +233,29 @@ impl<'s> Walking<'s> {
         let at = self.seen;
         self.seen += 1;
         let unchanged = self.splice.unchanged;
-        if i < 128 && unchanged.fields & (1 << i) != 0 {
-            return Ok(Field::Skip);
-        }
-        let offset = |k: usize| self.offsets.get(k).map(|&o| o as usize).ok_or(GiveUp);
-        let (start, end) = (offset(at)?, offset(at + 1)?);
-        self.from.skip_to(start);
-        let array = match self.from.next_elem() {
-            Ok(Some(elem)) if elem.key == key.as_bytes() && self.from.at() == end => {
-                elem.is_array()
+        let skip = i < 128 && unchanged.fields & (1 << i) != 0;
+        let (old, array) = match self.known {
+            // A field skipped is not read; one written is read in place.
+            Some(known) => {
+                if skip {
+                    return Ok(Field::Skip);
+                }
+                let offset = |k: usize| known.get(k).map(|&o| o as usize).ok_or(GiveUp);
+                let (start, end) = (offset(at)?, offset(at + 1)?);
+                self.from.skip_to(start);
+                (start..end, self.read(key, Some(end))?)
             }
-            _ => return Err(GiveUp),
+            // Every element is read in turn, its offset noted.
+            None => {
+                let start = self.from.at();
+                self.walked.push(u32::try_from(start).map_err(|_| GiveUp)?);
+                let array = self.read(key, None)?;
+                if skip {
+                    return Ok(Field::Skip);
+                }
+                (start..self.from.at(), array)
+            }
         };
-        let old = start..end;
         match unchanged.prefix_of(i) {
             (0, _) => Ok(Field::Write { old }),
             // Appended to: the earlier array stays, the rest is added.

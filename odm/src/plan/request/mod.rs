@@ -274,9 +274,6 @@ fn patched<T: Schema>(
         names: T::__odm_tracked(),
         unchanged,
     };
-    let Some(offsets) = offsets.of(snapshot.as_bytes()) else {
-        return Ok(None);
-    };
     let Some(patch) = codec::rawser::patch::to_patch(value, &splice, offsets) else {
         return Ok(None);
     };
