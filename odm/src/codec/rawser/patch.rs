@@ -77,7 +77,10 @@ pub(crate) fn to_patch<T: Serialize + ?Sized>(
             next_name: 0,
             from: Walk::new(splice.from).ok()?,
             known,
-            walked: Vec::new(),
+            walked: match known {
+                Some(_) => Vec::new(),
+                None => Vec::with_capacity(splice.names.len() + 1),
+            },
             seen: 0,
             pieces: Vec::new(),
         },
