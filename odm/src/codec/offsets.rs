@@ -7,8 +7,6 @@
 
 use std::sync::OnceLock;
 
-use crate::codec::rawser::patch::Patch;
-
 /// The offsets of a document's top-level elements, in order, then the
 /// offset of its closing NUL; noted by the first patch of it that reads
 /// them all.
@@ -37,11 +35,12 @@ impl Offsets {
         let _ = self.0.set(Some(starts));
     }
 
-    /// The offsets of the document `patch` makes of the one these are of,
-    /// when these are known (else not known either).
-    pub fn patched(self, patch: &Patch) -> Offsets {
+    /// The offsets of the document made of the one these are of by
+    /// `moves` (`codec::rawser::patch::Patch::moves`), when these are
+    /// known (else not known either).
+    pub fn moved(self, moves: impl IntoIterator<Item = (usize, i64)>) -> Offsets {
         match self.0.into_inner() {
-            Some(Some(mut offsets)) => match shift(&mut offsets, patch) {
+            Some(Some(mut offsets)) => match shift(&mut offsets, moves) {
                 Some(()) => Offsets::of_starts(offsets),
                 None => Offsets::new(),
             },
@@ -65,11 +64,11 @@ pub(crate) fn starts(doc: &[u8]) -> Option<Vec<u32>> {
     }
 }
 
-/// `offsets` moved by the pieces of `patch`, in place: each piece
-/// replaces or grows one element (found by its start), so the offsets
-/// after it move by the difference. `None` (`offsets` then unusable) when
-/// a piece starts at no element, or an offset leaves `u32`.
-fn shift(offsets: &mut [u32], patch: &Patch) -> Option<()> {
+/// `offsets` moved by `moves`, in place: each `(start, grown)` says the
+/// element at `start` grew by `grown` bytes (in the document's order), so
+/// the offsets after it move by that much. `None` (`offsets` then
+/// unusable) when a move starts at no element, or an offset leaves `u32`.
+fn shift(offsets: &mut [u32], moves: impl IntoIterator<Item = (usize, i64)>) -> Option<()> {
     // Pieces are in the document's order: each moves every later offset.
     let mut moved: i64 = 0;
     let mut next = 0;
@@ -81,15 +80,11 @@ fn shift(offsets: &mut [u32], patch: &Patch) -> Option<()> {
         }
         Some(())
     };
-    for piece in &patch.pieces {
-        let start = u32::try_from(piece.old.start).ok()?;
+    for (start, grown) in moves {
+        let start = u32::try_from(start).ok()?;
         let k = next + offsets[next..].iter().position(|&s| s == start)?;
         move_to(&mut offsets[next..=k], moved)?;
-        let (new, old) = (piece.new.len() as i64, piece.old.len() as i64);
-        moved += match piece.append {
-            Some(_) => new,
-            None => new - old,
-        };
+        moved += grown;
         next = k + 1;
     }
     move_to(&mut offsets[next..], moved)

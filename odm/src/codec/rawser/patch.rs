@@ -146,6 +146,19 @@ impl Patch {
         from
     }
 
+    /// How the patch moves the earlier elements, in order: each piece's
+    /// earlier element (by its start) grows by this many bytes.
+    pub fn moves(&self) -> impl Iterator<Item = (usize, i64)> + '_ {
+        self.pieces.iter().map(|piece| {
+            let (new, old) = (piece.new.len() as i64, piece.old.len() as i64);
+            let grown = match piece.append {
+                Some(_) => new,
+                None => new - old,
+            };
+            (piece.old.start, grown)
+        })
+    }
+
     /// [`apply`](Patch::apply) to a copy of `from`.
     pub fn applied(&self, from: &[u8]) -> Vec<u8> {
         let grown: usize = self.pieces.iter().map(|p| p.new.len()).sum();

@@ -62,7 +62,7 @@ impl<T: Document> Doc<T> {
                     // A patch moves the elements after each piece; a whole
                     // document is walked again when a patch needs it.
                     let offsets = match &current {
-                        Current::Patch(patch) => offsets.patched(patch),
+                        Current::Patch(patch) => offsets.moved(patch.moves()),
                         Current::Whole(_) => Offsets::new(),
                     };
                     // A key the update adds to a sub-document lands at its end

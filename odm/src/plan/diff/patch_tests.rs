@@ -64,7 +64,7 @@ fn patched_bytes_and_their_diff_are_the_whole_ones() {
         assert_eq!(patch.applied(&from), to);
         assert_eq!(patch.apply(from.clone()), to);
         // The offsets moved by the patch are those of the whole.
-        let moved = offsets.patched(&patch);
+        let moved = offsets.moved(patch.moves());
         assert_eq!(moved.known(), crate::codec::offsets::starts(&to).as_deref());
         changed += patch.pieces.len();
         appended += patch.pieces.iter().filter(|p| p.append.is_some()).count();
