@@ -114,6 +114,27 @@ async fn a_push_writes_the_new_elements_only_and_sends_their_push() {
     doc.save().await.unwrap();
     assert_stored_is(&logs, &doc).await;
     assert_eq!(doc.entries.len(), 13);
+
+    // Several at once; none is nothing to save.
+    doc.extend(f.entries(), [entry(13), entry(14)]);
+    doc.extend(f.entries(), []);
+    written();
+    let (_, update) = doc.changes().expect("a change");
+    assert_eq!(written(), 2);
+    assert_eq!(
+        update,
+        doc! {
+            "$push": { "entries": { "$each": [
+                { "text": "entry 13", "n": 13_i64 },
+                { "text": "entry 14", "n": 14_i64 },
+            ] } },
+            "$inc": { "__v": 1 },
+        }
+    );
+    doc.save().await.unwrap();
+    assert_stored_is(&logs, &doc).await;
+    doc.extend(f.entries(), []);
+    assert_eq!(doc.changes(), None);
 }
 
 #[tokio::test]

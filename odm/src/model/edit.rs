@@ -1,5 +1,5 @@
-//! [`Doc::field_mut`] and [`Doc::push`]: a change the `Doc` sees field by
-//! field, so a save knows the fields it did not reach unchanged, and the
+//! [`Doc::field_mut`], [`Doc::push`] and [`Doc::extend`]: a change the
+//! `Doc` sees field by field, so a save knows the fields it did not reach unchanged, and the
 //! stored elements of a sequence only appended to, without comparing
 //! them.
 //!
@@ -95,6 +95,33 @@ impl<T: Document> Doc<T> {
         let _ = path;
         let value_of = self.appending(P::INDEX, |v| P::get(v).len());
         P::get(value_of).push(value);
+    }
+
+    /// Appends every element of `values` to the top-level sequence
+    /// `path`, as [`push`](Doc::push) appends one: the save writes and
+    /// `$push`es the new elements only.
+    ///
+    /// ```
+    /// # use odm::prelude::*;
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Debug, Clone, Serialize, Deserialize, Document)]
+    /// # pub struct Post {
+    /// #     #[serde(rename = "_id")]
+    /// #     pub id: ObjectId,
+    /// #     pub tags: Vec<String>,
+    /// # }
+    /// # fn edit(doc: &mut Doc<Post>) {
+    /// doc.extend(Post::fields().tags(), ["rust".into(), "mongodb".into()]);
+    /// # }
+    /// ```
+    pub fn extend<E, P, I>(&mut self, path: FieldPath<Vec<E>, P>, values: I)
+    where
+        P: TopLevel<T, Vec<E>>,
+        I: IntoIterator<Item = E>,
+    {
+        let _ = path;
+        let value_of = self.appending(P::INDEX, |v| P::get(v).len());
+        P::get(value_of).extend(values);
     }
 }
 
