@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 /// offset of its closing NUL; noted by the first patch of it that reads
 /// them all.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Offsets(OnceLock<Option<Vec<u32>>>);
+pub(crate) struct Offsets(OnceLock<Vec<u32>>);
 
 impl Offsets {
     /// Not known yet.
@@ -21,18 +21,18 @@ impl Offsets {
 
     /// Already known (`starts` of the document they will be used with).
     fn of_starts(starts: Vec<u32>) -> Offsets {
-        Offsets(OnceLock::from(Some(starts)))
+        Offsets(OnceLock::from(starts))
     }
 
     /// The offsets, once known.
     pub fn known(&self) -> Option<&[u32]> {
-        self.0.get().and_then(|s| s.as_deref())
+        self.0.get().map(Vec::as_slice)
     }
 
     /// Notes `starts`, the offsets of the document these are of (read by
     /// a patch of it), unless known already.
     pub fn remember(&self, starts: Vec<u32>) {
-        let _ = self.0.set(Some(starts));
+        let _ = self.0.set(starts);
     }
 
     /// The offsets of the document made of the one these are of by
@@ -40,11 +40,11 @@ impl Offsets {
     /// known (else not known either).
     pub fn moved(self, moves: impl IntoIterator<Item = (usize, i64)>) -> Offsets {
         match self.0.into_inner() {
-            Some(Some(mut offsets)) => match shift(&mut offsets, moves) {
+            Some(mut offsets) => match shift(&mut offsets, moves) {
                 Some(()) => Offsets::of_starts(offsets),
                 None => Offsets::new(),
             },
-            _ => Offsets::new(),
+            None => Offsets::new(),
         }
     }
 }

@@ -97,6 +97,13 @@ impl Unchanged {
         prefixes: Vec::new(),
     };
 
+    /// What is known of the fields of `mask` alone.
+    pub(crate) fn within(mut self, mask: u128) -> Unchanged {
+        self.fields &= mask;
+        self.prefixes.retain(|&(i, _)| bit(mask, i));
+        self
+    }
+
     /// Whether anything is known.
     pub fn any(&self) -> bool {
         self.fields != 0 || !self.prefixes.is_empty()
@@ -117,6 +124,11 @@ impl Unchanged {
                 (n & !ALL_OF_OTHER, n & ALL_OF_OTHER != 0)
             })
     }
+}
+
+/// Whether bit `i` of `mask` is set (a field past the 128 bits never is).
+pub(crate) fn bit(mask: u128, i: usize) -> bool {
+    i < 128 && mask & (1 << i) != 0
 }
 
 macro_rules! same_by_eq {

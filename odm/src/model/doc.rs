@@ -272,7 +272,7 @@ impl<T: Document> Doc<T> {
             Some(known) => {
                 let mut unchanged = self.shadow.unchanged(value, known.reached);
                 unchanged.fields |= known.fields;
-                unchanged.prefixes.extend(known.appended.prefixes);
+                unchanged.prefixes.extend(known.prefixes);
                 unchanged
             }
             None => self.shadow.unchanged(value, u128::MAX),
@@ -388,10 +388,7 @@ impl<T: Document> Doc<T> {
     /// tells the sequence's length before the append.
     pub(crate) fn appending(&mut self, index: usize, len: impl FnOnce(&mut T) -> usize) -> &mut T {
         self.take_snapshot();
-        let bit = |mask: u128| index < 128 && mask & (1 << index) != 0;
-        let (in_order, sealed) = (bit(T::__odm_in_order()), bit(T::__odm_sealed()));
-        self.edits
-            .appends(index, len(&mut self.value), in_order, sealed);
+        self.edits.appends::<T>(index, len(&mut self.value));
         &mut self.value
     }
 

@@ -1,7 +1,7 @@
 //! [`Doc::field_mut`], [`Doc::push`] and [`Doc::extend`]: a change the
-//! `Doc` sees field by field, so a save knows the fields it did not reach unchanged, and the
-//! stored elements of a sequence only appended to, without comparing
-//! them.
+//! `Doc` sees field by field, so a save knows the fields it did not reach
+//! unchanged, and the stored elements of a sequence only appended to,
+//! without comparing them.
 //!
 //! `Doc` derefs mutably to the whole value: after that any field may have
 //! changed, and a save finds out by comparing (`model::shadow`) and by the
@@ -136,19 +136,12 @@ impl<T: Document> Doc<T> {
 pub fn reached_only<T: Document>(doc: &mut Doc<T>, names: &[&str], appended: &[(&str, usize)]) {
     let fields = T::__odm_tracked();
     let index = |name: &str| fields.iter().position(|f| *f == name).unwrap_or(usize::MAX);
-    let bit = |mask: u128, i: usize| i < 128 && mask & (1 << i) != 0;
     let mut edits = Edits::NONE;
     for name in names {
         edits.reached(index(name));
     }
     for &(name, len) in appended {
-        let i = index(name);
-        edits.appends(
-            i,
-            len,
-            bit(T::__odm_in_order(), i),
-            bit(T::__odm_sealed(), i),
-        );
+        edits.appends::<T>(index(name), len);
     }
     doc.set_edits(edits);
 }

@@ -73,10 +73,7 @@ impl<T: Schema> Shadow<T> {
         };
         let mut out = Unchanged::NONE;
         value.__odm_unchanged(copy, only & valid, &mut out);
-        out.fields &= valid;
-        out.prefixes
-            .retain(|(i, _)| *i < 128 && valid & (1 << i) != 0);
-        out
+        out.within(*valid)
     }
 
     /// After a save whose snapshot is `value` serialized: `known` is what
@@ -90,17 +87,7 @@ impl<T: Schema> Shadow<T> {
                 // the same in it (a save that knew fields unchanged, or a
                 // sequence's first elements, from `Doc::field_mut` or
                 // `Doc::push` did not ask the copy).
-                let valid_bits = *valid;
-                let held = |i: usize| i < 128 && valid_bits & (1 << i) != 0;
-                let known = Unchanged {
-                    fields: known.fields & valid_bits,
-                    prefixes: known
-                        .prefixes
-                        .iter()
-                        .copied()
-                        .filter(|(i, _)| held(*i))
-                        .collect(),
-                };
+                let known = known.clone().within(*valid);
                 *valid = value.__odm_reshadow(copy, &known);
             }
             Shadow::None if AFTER_FIRST.load(Ordering::Relaxed) => *self = Shadow::of(value),

@@ -24,6 +24,7 @@ use super::splice::{Prefix, Prefixed, Splice};
 use super::top::{EachField, Top};
 use super::{short, GiveUp, Result, Writer};
 use crate::codec::offsets::Offsets;
+use crate::codec::same::bit;
 use crate::codec::scan::Walk;
 
 /// The top-level fields of a value that may differ from an earlier
@@ -249,7 +250,7 @@ impl<'s> Walking<'s> {
         let at = self.seen;
         self.seen += 1;
         let unchanged = self.splice.unchanged;
-        let skip = i < 128 && unchanged.fields & (1 << i) != 0;
+        let skip = bit(unchanged.fields, i);
         let (old, array) = match self.known {
             // A field skipped is not read; one written is read in place.
             Some(known) => {

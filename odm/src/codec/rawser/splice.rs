@@ -6,12 +6,11 @@
 
 use serde::ser::{self, Impossible, Serialize};
 
-use super::top::{EachField, Top};
-
 use super::compound::{Array, Struct};
 use super::leaf::give_up_on_non_strings;
+use super::top::{EachField, Top};
 use super::{short, tag, GiveUp, Result, Writer};
-use crate::codec::same::Unchanged;
+use crate::codec::same::{bit, Unchanged};
 use crate::codec::scan::Walk;
 
 /// Which top-level fields to copy, and from where.
@@ -78,7 +77,7 @@ impl<'s> Copying<'s> {
         };
         let i = self.next_name + at;
         self.next_name = i + 1;
-        let whole = i < 128 && self.unchanged.fields & (1 << i) != 0;
+        let whole = bit(self.unchanged.fields, i);
         let prefix = match whole {
             true => (0, false),
             false => self.unchanged.prefix_of(i),

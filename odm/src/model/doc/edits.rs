@@ -2,7 +2,7 @@
 //! through `Doc::field_mut`, a sequence only appended to through
 //! `Doc::push`, or the whole value through `DerefMut` (see `model::edit`).
 
-use crate::codec::same::{Unchanged, ALL_OF_OTHER};
+use crate::codec::same::{bit, ALL_OF_OTHER};
 use crate::schema::Schema;
 
 /// What a `Doc`'s value may have changed in since its snapshot.
@@ -25,10 +25,10 @@ pub(crate) struct Known {
     pub fields: u128,
     /// The fields reached: to compare with the copy.
     pub reached: u128,
-    /// The fields only appended to, as [`Unchanged::prefixes`] says them:
+    /// The fields only appended to, as `Unchanged::prefixes` says them:
     /// each with its first elements known the same as all of the
     /// snapshot's.
-    pub appended: Unchanged,
+    pub prefixes: Vec<(usize, usize)>,
 }
 
 impl Edits {
@@ -50,16 +50,17 @@ impl Edits {
         }
     }
 
-    /// The field of bit `index`, of `len` elements, is about to be
-    /// appended to. An append is known as such only for a field not
+    /// The field of bit `index` of a `T`, of `len` elements, is about to
+    /// be appended to. An append is known as such only for a field not
     /// reached otherwise since the snapshot (its `len` elements are then
     /// the snapshot's), whose elements are written one by one in order
-    /// (`in_order`) and change only through `&mut` (`sealed`); any other
-    /// field counts as reached.
-    pub fn appends(&mut self, index: usize, len: usize, in_order: bool, sealed: bool) {
+    /// (`Schema::__odm_in_order`) and change only through `&mut`
+    /// (`Schema::__odm_sealed`); any other field counts as reached.
+    pub fn appends<T: Schema>(&mut self, index: usize, len: usize) {
+        let appendable = bit(T::__odm_in_order() & T::__odm_sealed(), index);
         match self {
-            Edits::Fields { reached, appended } if index < 128 && in_order && sealed => {
-                if *reached & (1 << index) == 0 && !appended.iter().any(|(i, _)| *i == index) {
+            Edits::Fields { reached, appended } if appendable => {
+                if !bit(*reached, index) && !appended.iter().any(|(i, _)| *i == index) {
                     appended.push((index, len));
                 }
             }
@@ -75,20 +76,20 @@ impl Edits {
         let Edits::Fields { reached, appended } = self else {
             return None;
         };
-        let mut prefixes = Unchanged::NONE;
+        let mut prefixes = Vec::new();
         let mut touched = *reached;
         for &(i, n) in appended {
             touched |= 1 << i;
             // An empty snapshot array has no element to keep: the field
             // is written whole.
             if n > 0 {
-                prefixes.prefixes.push((i, n | ALL_OF_OTHER));
+                prefixes.push((i, n | ALL_OF_OTHER));
             }
         }
         Some(Known {
             fields: T::__odm_sealed() & !touched,
             reached: *reached,
-            appended: prefixes,
+            prefixes,
         })
     }
 }
