@@ -8,7 +8,7 @@
 
 use crate::common;
 
-use common::counted::{self, written};
+use common::counted::{self, assert_stored_is, written};
 use common::*;
 use odm::bson::oid::ObjectId;
 use odm::prelude::*;
@@ -55,28 +55,12 @@ fn log() -> Log {
     }
 }
 
-/// The stored document as the value serializes (the version key aside).
-async fn assert_stored_is(logs: &Model<Log>, doc: &Doc<Log>) {
-    let mut stored = stored(logs, doc.id).await;
-    stored.remove("__v");
-    let value = common::bson::to_document(&**doc).unwrap();
-    assert_eq!(stored, value, "stored == in memory");
-    written();
-}
-
-/// Two copies of the stored `Log` `id`.
-async fn two(logs: &Model<Log>, id: ObjectId) -> (Doc<Log>, Doc<Log>) {
-    let a = logs.find_by_id(id).await.unwrap().unwrap();
-    let b = logs.find_by_id(id).await.unwrap().unwrap();
-    (a, b)
-}
-
 #[tokio::test]
 async fn a_push_writes_the_new_elements_only_and_sends_their_push() {
     let t = TestDb::new().await;
     let logs = Log::model(&t.db);
     let id = logs.create(log()).await.unwrap().id;
-    let (mut doc, mut by_hand) = two(&logs, id).await;
+    let (mut doc, mut by_hand) = two_copies(&logs, id).await;
     let f = Log::fields();
     doc.push(f.entries(), entry(10));
     doc.push(f.entries(), entry(11));
@@ -145,7 +129,7 @@ async fn a_push_beside_other_changes_of_the_field_is_compared() {
     let f = Log::fields();
 
     // Pushed, then an element changed through `field_mut`.
-    let (mut doc, mut by_hand) = two(&logs, id).await;
+    let (mut doc, mut by_hand) = two_copies(&logs, id).await;
     doc.push(f.entries(), entry(10));
     doc.field_mut(f.entries())[0].text = "first".into();
     by_hand.entries.push(entry(10));
@@ -180,7 +164,7 @@ async fn a_field_written_by_serialize_with_or_absent_is_written_whole() {
     let logs = Log::model(&t.db);
     let id = logs.create(log()).await.unwrap().id;
     let f = Log::fields();
-    let (mut doc, mut by_hand) = two(&logs, id).await;
+    let (mut doc, mut by_hand) = two_copies(&logs, id).await;
     // `marks` is serialized by its own function: it is compared.
     doc.push(f.marks(), 3);
     // `notes` was empty, so not stored: it is written whole.
@@ -206,7 +190,7 @@ async fn a_refused_push_keeps_its_change() {
     let logs = Log::model(&t.db);
     let id = logs.create(log()).await.unwrap().id;
     let f = Log::fields();
-    let (mut doc, mut stale) = two(&logs, id).await;
+    let (mut doc, mut stale) = two_copies(&logs, id).await;
     *doc.field_mut(f.title()) = "new".into();
     doc.save().await.unwrap();
     stale.push(f.entries(), entry(10));

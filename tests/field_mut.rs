@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use crate::common;
 
-use common::counted::{self, written};
+use common::counted::{self, assert_stored_is, written};
 use common::*;
 use odm::bson::oid::ObjectId;
 use odm::prelude::*;
@@ -55,15 +55,6 @@ fn page() -> Page {
             .collect(),
         hits: Mutex::new(0),
     }
-}
-
-/// The stored document as the value serializes (the version key aside).
-async fn assert_stored_is(pages: &Model<Page>, doc: &Doc<Page>) {
-    let mut stored = stored(pages, doc.id).await;
-    stored.remove("__v");
-    let value = common::bson::to_document(&**doc).unwrap();
-    assert_eq!(stored, value, "stored == in memory");
-    written();
 }
 
 #[tokio::test]

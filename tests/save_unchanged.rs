@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use common::counted::{self, written};
+use common::counted::{self, assert_stored_is, written};
 use common::*;
 use odm::bson::oid::ObjectId;
 use odm::bson::Bson;
@@ -84,15 +84,6 @@ fn board() -> Board {
             hits: 5,
         }],
     }
-}
-
-/// The stored document as the value serializes (the version key aside).
-async fn assert_stored_is(boards: &Model<Board>, doc: &Doc<Board>) {
-    let mut stored = stored(boards, doc.id).await;
-    stored.remove("__v");
-    let value = common::bson::to_document(&**doc).unwrap();
-    assert_eq!(stored, value, "stored == in memory");
-    written();
 }
 
 #[tokio::test]
