@@ -82,20 +82,22 @@ pub(crate) fn to_raw_sized<T: Serialize>(
 
 /// [`to_raw_sized`], with the top-level fields `splice` marks unchanged
 /// copied from its earlier bytes instead of serialized: the same bytes
-/// (see `rawser::splice`).
+/// (see `rawser::splice`), with the offsets of their elements when the
+/// splice wrote them (else not known).
 pub(crate) fn to_raw_spliced<T: Serialize>(
     value: &T,
     capacity: usize,
     splice: &crate::codec::rawser::splice::Splice<'_>,
-) -> Result<RawDocumentBuf, Error> {
+) -> Result<(RawDocumentBuf, offsets::Offsets), Error> {
     if splice.unchanged.any() {
-        if let Some(bytes) = crate::codec::rawser::splice::to_vec(value, capacity, splice) {
+        let spliced = crate::codec::rawser::splice::to_vec_noting(value, capacity, splice);
+        if let Some((bytes, starts)) = spliced {
             if let Ok(raw) = RawDocumentBuf::from_bytes(bytes) {
-                return Ok(raw);
+                return Ok((raw, offsets::Offsets::of_starts(starts)));
             }
         }
     }
-    to_raw_sized(value, capacity)
+    Ok((to_raw_sized(value, capacity)?, offsets::Offsets::new()))
 }
 
 /// A stored counter (a token, a fence) as an integer: an Int32, an Int64

@@ -3,7 +3,8 @@
 //! turn), so the next patches find the element of a field written without
 //! reading the elements before it (`codec::rawser::patch`), and moved by
 //! each patch applied instead of read again. A snapshot written whole has
-//! none until a patch of it reads them.
+//! them when the serializer that wrote it noted them (`rawser::splice`),
+//! else none until a patch of it reads them.
 
 use std::sync::OnceLock;
 
@@ -19,8 +20,9 @@ impl Offsets {
         Offsets(OnceLock::new())
     }
 
-    /// Already known (`starts` of the document they will be used with).
-    fn of_starts(starts: Vec<u32>) -> Offsets {
+    /// Already known (`starts` of the document they will be used with:
+    /// moved from earlier offsets, or noted as it was written).
+    pub fn of_starts(starts: Vec<u32>) -> Offsets {
         Offsets(OnceLock::from(starts))
     }
 

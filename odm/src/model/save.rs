@@ -205,6 +205,7 @@ pub(crate) async fn run<T: Document>(
         let database = doc.model().database();
         crate::wire::server_clock::restamp::<T>(&mut plan, &database, doc.model().name()).await?;
     }
+    plan.pushes_read = doc.commit_reads_pushes(&plan);
     let mut request = match (doc.stored_id(), doc.target()) {
         (Some(id), Some(target)) => {
             write::update::<T>(id.clone(), target, doc.version(), plan, fence)

@@ -23,7 +23,8 @@ pub fn save_build<T: Document>(doc: &mut Doc<T>) -> usize {
         .expect("a hook that waits on nothing")
         .expect("before_save passes");
     assert!(!doc.is_new(), "a loaded document");
-    let plan = crate::model::save::planned(doc).expect("the save is planned");
+    let mut plan = crate::model::save::planned(doc).expect("the save is planned");
+    plan.pushes_read = doc.commit_reads_pushes(&plan);
     let id = doc.stored_id().expect("a loaded document");
     let target = doc.target().expect("a loaded document");
     let mut request = write::update::<T>(id.clone(), target, doc.version(), plan, None);

@@ -153,12 +153,49 @@ pub(crate) fn filter_from(
 }
 
 /// The update document of a save; empty when nothing is to be written.
+/// The changes keep their values (copied into the update).
 pub(crate) fn update(changes: &[Change], key: Option<&str>, effect: Effect) -> Document {
+    update_of(changes.iter().map(|c| (c, c.value.clone())), key, effect)
+}
+
+/// [`update`], moving into it the values nothing reads after the send:
+/// a `$set`'s or an `$unset`'s, and a push's unless `pushes_read` (the
+/// commit appends them to the stored form it keeps apart, see
+/// [`rewrite::advance`](crate::plan::guard::rewrite::advance)). A pull's
+/// values stay: a miss builds its removal guard again. A value moved
+/// leaves `Bson::Null` in its change.
+pub(crate) fn update_moving(
+    changes: &mut [Change],
+    key: Option<&str>,
+    effect: Effect,
+    pushes_read: bool,
+) -> Document {
+    let values = changes.iter_mut().map(|c| {
+        let read_after = match c.op {
+            Op::Set | Op::Whole | Op::Unset => false,
+            Op::Push => pushes_read,
+            Op::PullAll | Op::PullIds => true,
+        };
+        let value = match read_after {
+            true => c.value.clone(),
+            false => std::mem::take(&mut c.value),
+        };
+        let c: &Change = c;
+        (c, value)
+    });
+    update_of(values, key, effect)
+}
+
+/// The update of `changes`, each with the value it writes.
+fn update_of<'c>(
+    changes: impl Iterator<Item = (&'c Change, Bson)>,
+    key: Option<&str>,
+    effect: Effect,
+) -> Document {
     // One body per operator, in this order, made only when used.
     const OPS: [&str; 5] = ["$set", "$unset", "$push", "$pullAll", "$pull"];
     let mut bodies: [Option<Document>; 5] = Default::default();
-    for c in changes {
-        let value = c.value.clone();
+    for (c, value) in changes {
         let (slot, value) = match c.op {
             Op::Set | Op::Whole => (0, value),
             Op::Unset => (1, value),

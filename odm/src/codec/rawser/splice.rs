@@ -29,11 +29,22 @@ pub(crate) struct Splice<'s> {
 /// unchanged fields of `splice` copied from `splice.from`; `None` when
 /// `bson` must serialize it (see the module docs of `rawser`), or when
 /// `splice.from` is not a document.
+#[cfg(test)]
 pub(crate) fn to_vec<T: Serialize + ?Sized>(
     value: &T,
     capacity: usize,
     splice: &Splice<'_>,
 ) -> Option<Vec<u8>> {
+    to_vec_noting(value, capacity, splice).map(|(bytes, _)| bytes)
+}
+
+/// [`to_vec`], and where each top-level element of the bytes starts, then
+/// where their closing NUL is (as `codec::offsets` keeps them).
+pub(crate) fn to_vec_noting<T: Serialize + ?Sized>(
+    value: &T,
+    capacity: usize,
+    splice: &Splice<'_>,
+) -> Option<(Vec<u8>, Vec<u32>)> {
     let mut top = Top {
         w: Writer {
             bytes: Vec::with_capacity(capacity + short::CHUNK),
@@ -44,10 +55,13 @@ pub(crate) fn to_vec<T: Serialize + ?Sized>(
             unchanged: splice.unchanged,
             next_name: 0,
             from: Walk::new(splice.from).ok()?,
+            starts: Vec::with_capacity(splice.names.len() + 1),
         },
     };
     value.serialize(&mut top).ok()?;
-    Some(top.w.bytes)
+    let mut starts = top.fields.starts;
+    starts.push(u32::try_from(top.w.bytes.len().checked_sub(1)?).ok()?);
+    Some((top.w.bytes, starts))
 }
 
 /// What is copied, and where the copying stands.
@@ -58,6 +72,8 @@ struct Copying<'s> {
     next_name: usize,
     /// The earlier document, at the element after the last one copied.
     from: Walk<'s>,
+    /// Where each element written so far starts.
+    starts: Vec<u32>,
 }
 
 impl<'s> Copying<'s> {
@@ -138,21 +154,27 @@ impl EachField for Copying<'_> {
         let Struct::Doc(doc) = &mut *inner else {
             return Err(GiveUp);
         };
+        let start = doc.w.bytes.len();
         match self.take(key) {
-            Take::Whole(bytes) => {
-                doc.w.bytes.extend_from_slice(bytes);
-                Ok(())
-            }
+            Take::Whole(bytes) => doc.w.bytes.extend_from_slice(bytes),
             Take::Prefix(old, prefix) => {
                 doc.w.key(key)?;
                 value.serialize(Prefixed {
                     w: doc.w,
                     old: Some(old),
                     prefix,
-                })
+                })?;
             }
-            Take::Nothing => ser::SerializeStruct::serialize_field(inner, key, value),
+            Take::Nothing => ser::SerializeStruct::serialize_field(inner, key, value)?,
         }
+        // A field skipped (`skip_serializing_if`) writes no element.
+        let Struct::Doc(doc) = &*inner else {
+            return Err(GiveUp);
+        };
+        if doc.w.bytes.len() > start {
+            self.starts.push(u32::try_from(start).map_err(|_| GiveUp)?);
+        }
+        Ok(())
     }
 }
 

@@ -129,8 +129,11 @@ fn spliced_bytes_are_the_whole_serialization() {
             names: NAMES,
             unchanged: &known,
         };
-        let spliced = splice::to_vec(&new, 0, &splice).expect("spliced");
+        let (spliced, starts) = splice::to_vec_noting(&new, 0, &splice).expect("spliced");
         assert_eq!(spliced, whole(&new), "{old:?} -> {new:?}");
+        // The offsets noted as it wrote are those a walk of it reads.
+        let walked = crate::codec::offsets::starts(&spliced);
+        assert_eq!(Some(starts), walked, "{old:?} -> {new:?}");
     }
     // The cases the test is for did happen.
     assert!(copied > 50_000 && prefixed > 2_000, "{copied} {prefixed}");

@@ -3,6 +3,7 @@
 //! version, the schema version, the shard key of an insert, what the store
 //! lacks, the rewrite guard's base and the copy of `model::shadow`.
 
+use mongodb::bson::raw::RawDocument;
 use mongodb::bson::Bson;
 
 use super::edits::Edits;
@@ -17,7 +18,32 @@ use crate::plan::request::{shard, Plan};
 use crate::plan::tracked::Tracked;
 use crate::plan::upgrade::SchemaState;
 
+/// Whether the commit of a plan over `snapshot`, with no stored form
+/// kept apart yet, keeps one: the stored order of a sub-document will
+/// differ (the plan's `reordered`, or a key its changes `moved` add).
+fn keeps_apart(snapshot: &RawDocument, reordered: bool, moved: &[diff::Change]) -> bool {
+    reordered || crate::plan::guard::rewrite::adds_keys(snapshot, moved)
+}
+
 impl<T: Document> Doc<T> {
+    /// Whether the commit of `plan` may read its pushed values (to append
+    /// them to a stored form kept apart from the snapshot, see
+    /// `rewrite::advance`); when not, the request moves them into the
+    /// update instead of copying them.
+    pub(crate) fn commit_reads_pushes(&self, plan: &Plan) -> bool {
+        if !plan.changes.iter().any(|c| c.op == diff::Op::Push) {
+            return false;
+        }
+        match &self.tracked {
+            Tracked::Snapshot {
+                base: None,
+                snapshot,
+                ..
+            } => keeps_apart(snapshot, plan.reordered, &plan.changes),
+            _ => true,
+        }
+    }
+
     /// Moves the snapshot forward after a successful write.
     pub(crate) fn commit(&mut self, id: Bson, plan: Plan, inserted: bool) {
         let meta = T::__odm_meta();
@@ -60,18 +86,17 @@ impl<T: Document> Doc<T> {
                     ..
                 } => {
                     // A patch moves the elements after each piece; a whole
-                    // document is walked again when a patch needs it.
+                    // document has those its serializer noted, or is walked
+                    // again when a patch needs them.
                     let offsets = match &current {
                         Current::Patch(patch) => offsets.moved(patch.moves()),
-                        Current::Whole(_) => Offsets::new(),
+                        Current::Whole(_) => plan.offsets,
                     };
                     // A key the update adds to a sub-document lands at its end
                     // on the server, wherever the value serializes it, and keys
                     // the value now holds in another order keep their stored
                     // order: the stored form then differs from the new snapshot.
-                    let keep = base.is_none()
-                        && (plan.reordered
-                            || crate::plan::guard::rewrite::adds_keys(&snapshot, &moved));
+                    let keep = base.is_none() && keeps_apart(&snapshot, plan.reordered, &moved);
                     match keep {
                         true => {
                             let (current, snapshot) = current.into_whole_keeping(snapshot);

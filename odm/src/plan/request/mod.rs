@@ -14,6 +14,7 @@ pub(crate) mod write;
 use mongodb::bson::{Bson, Document as BsonDocument};
 
 use crate::codec;
+use crate::codec::offsets::Offsets;
 use crate::codec::same::Unchanged;
 use crate::error::{Error, NotFoundError, Result, VersionError};
 use crate::plan::current::Current;
@@ -54,6 +55,16 @@ pub(crate) struct Plan {
     /// The schema version terms, for a model with a schema version (see
     /// [`upgrade`](crate::plan::upgrade)).
     pub schema: Option<upgrade::Terms>,
+    /// Where the elements of a whole `current` start, when the
+    /// serializer noted them as it wrote (`codec::offsets`); not known for
+    /// a patch (the commit moves the snapshot's), nor for a whole document
+    /// changed after it was written (an upgrade, a stamp).
+    pub offsets: Offsets,
+    /// The commit may read the pushed values again, to append them to
+    /// the stored form the `Doc` keeps apart from the snapshot
+    /// (`Tracked::Snapshot::base`; see [`request_moving`]). `true` unless
+    /// the `Doc` says otherwise (`Doc::commit_reads_pushes`).
+    pub pushes_read: bool,
 }
 
 impl Plan {
@@ -96,6 +107,7 @@ pub(crate) fn plan<T: Schema>(
     let pending = schema.upgrade.as_deref().filter(|_| meta.schema.is_some());
     let Changed {
         mut current,
+        mut offsets,
         mut changes,
         reordered,
         mut kind,
@@ -112,6 +124,10 @@ pub(crate) fn plan<T: Schema>(
         }
     }
     let mut kept = Vec::new();
+    if pending.is_some() || meta.timestamps.is_some() {
+        // The whole document may change below (the upgrade, the stamp).
+        offsets = Offsets::new();
+    }
     if let Some(upgrade) = pending {
         let whole = current.make_whole(tracked.snapshot());
         (changes, kept) = upgrade::merge(&upgrade.changes, changes, whole)?;
@@ -160,6 +176,8 @@ pub(crate) fn plan<T: Schema>(
         reordered,
         kind,
         schema,
+        offsets,
+        pushes_read: true,
     })
 }
 
@@ -168,6 +186,8 @@ pub(crate) fn plan<T: Schema>(
 /// differ ([`diff::Out::reordered`]), an enum model's kind term.
 struct Changed {
     current: Current,
+    /// Where the elements of a whole `current` start, when noted.
+    offsets: Offsets,
     changes: Vec<Change>,
     reordered: bool,
     kind: Option<KindTerm>,
@@ -186,7 +206,7 @@ fn changed<T: Schema>(value: &T, tracked: &Tracked, unchanged: &Unchanged) -> Re
         Tracked::Clean { stored, .. } => stored.as_bytes().len(),
         _ => 0,
     };
-    let current = match tracked {
+    let (current, offsets) = match tracked {
         // The fields known unchanged are copied from the snapshot.
         Tracked::Snapshot { snapshot, .. } if unchanged.any() => {
             let splice = codec::rawser::splice::Splice {
@@ -196,7 +216,7 @@ fn changed<T: Schema>(value: &T, tracked: &Tracked, unchanged: &Unchanged) -> Re
             };
             codec::to_raw_spliced(value, capacity, &splice)?
         }
-        _ => codec::to_raw_sized(value, capacity)?,
+        _ => (codec::to_raw_sized(value, capacity)?, Offsets::new()),
     };
     let meta = T::__odm_meta();
     let mut reordered = false;
@@ -227,6 +247,7 @@ fn changed<T: Schema>(value: &T, tracked: &Tracked, unchanged: &Unchanged) -> Re
     };
     Ok(Changed {
         current: Current::Whole(current),
+        offsets,
         changes,
         reordered,
         kind,
@@ -284,6 +305,7 @@ fn patched<T: Schema>(
     crate::plan::current::count_patch();
     Ok(Some(Changed {
         current: Current::Patch(patch),
+        offsets: Offsets::new(),
         changes: out.changes,
         reordered: out.reordered,
         kind: None,
@@ -330,11 +352,30 @@ pub(crate) fn request<T: Schema>(
 ) -> (BsonDocument, BsonDocument) {
     let key = T::__odm_meta().versioning.key;
     let filter = filter::<T>(target, version, plan);
-    let mut update = versioning::update(&plan.changes, key, plan.effect);
+    let update = versioning::update(&plan.changes, key, plan.effect);
+    (filter, with_schema(update, plan))
+}
+
+/// [`request`] of a plan sent once and then only committed: the values
+/// nothing reads after the send move into the update instead of being
+/// copied (see [`versioning::update_moving`]).
+pub(crate) fn request_moving<T: Schema>(
+    target: BsonDocument,
+    version: Option<i64>,
+    plan: &mut Plan,
+) -> (BsonDocument, BsonDocument) {
+    let key = T::__odm_meta().versioning.key;
+    let filter = filter::<T>(target, version, plan);
+    let update = versioning::update_moving(&mut plan.changes, key, plan.effect, plan.pushes_read);
+    (filter, with_schema(update, plan))
+}
+
+/// `update` with the schema version terms of `plan`.
+fn with_schema(mut update: BsonDocument, plan: &Plan) -> BsonDocument {
     if let Some(terms) = &plan.schema {
         terms.add_update(&mut update);
     }
-    (filter, update)
+    update
 }
 
 /// The filter of [`request`] alone.

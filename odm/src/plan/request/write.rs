@@ -181,7 +181,7 @@ pub(crate) fn update<T: Schema>(
     id: Bson,
     target: BsonDocument,
     version: Option<i64>,
-    plan: Plan,
+    mut plan: Plan,
     fence: Option<i64>,
 ) -> Request {
     // The target is copied only for the follow-up reads that need it.
@@ -190,7 +190,7 @@ pub(crate) fn update<T: Schema>(
         exists: only_guarded(&plan).then(|| target.clone()),
         stored: true,
     };
-    let (mut filter, mut update) = super::request::<T>(target, version, &plan);
+    let (mut filter, mut update) = super::request_moving::<T>(target, version, &mut plan);
     if let Some(token) = fence {
         filter = fence::filter(filter, token);
         fence::stamp(&mut update, token);

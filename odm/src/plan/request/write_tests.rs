@@ -48,6 +48,8 @@ fn plan(changes: Vec<Change>, effect: Effect) -> Plan {
         reordered: false,
         kind: None,
         schema: None,
+        offsets: crate::codec::offsets::Offsets::new(),
+        pushes_read: false,
     }
 }
 

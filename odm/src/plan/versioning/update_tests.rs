@@ -3,7 +3,7 @@
 
 use mongodb::bson::{bson, doc, Bson};
 
-use super::{update, Effect};
+use super::{update, update_moving, Effect};
 use crate::plan::diff::{Change, Op};
 
 fn change(op: Op, path: &str, value: Bson) -> Change {
@@ -52,4 +52,40 @@ fn unused_operators_are_left_out() {
         update(&[], Some("v"), Effect::INC),
         doc! { "$inc": { "v": 1 } }
     );
+}
+
+#[test]
+fn a_moving_update_is_the_same_and_keeps_only_the_values_read_after_the_send() {
+    let changes = || {
+        vec![
+            change(Op::PullIds, "c", bson!([1])),
+            change(Op::Set, "b", bson!({ "x": [2] })),
+            change(Op::Push, "t", bson!(["x"])),
+            change(Op::Unset, "u", bson!("")),
+            change(Op::Whole, "w", bson!([3])),
+            change(Op::PullAll, "p", bson!(["y"])),
+        ]
+    };
+    let copied = update(&changes(), Some("__v"), Effect::ALL);
+    for pushes_read in [false, true] {
+        let mut moved = changes();
+        let sent = update_moving(&mut moved, Some("__v"), Effect::ALL, pushes_read);
+        assert_eq!(sent, copied, "pushes_read: {pushes_read}");
+        let left: Vec<(&str, &Bson)> = moved.iter().map(|c| (&*c.path, &c.value)).collect();
+        let pushed = match pushes_read {
+            true => bson!(["x"]),
+            false => Bson::Null,
+        };
+        assert_eq!(
+            left,
+            [
+                ("c", &bson!([1])),
+                ("b", &Bson::Null),
+                ("t", &pushed),
+                ("u", &Bson::Null),
+                ("w", &Bson::Null),
+                ("p", &bson!(["y"])),
+            ]
+        );
+    }
 }
