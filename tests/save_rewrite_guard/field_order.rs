@@ -170,3 +170,51 @@ pub async fn a_copy_saved_untouched_keeps_the_stored_order_and_missing_fields() 
     let fresh = m.find_by_id(id).await.unwrap().unwrap();
     assert_eq!(*fresh, *a);
 }
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(collection = "rewrite_order_list")]
+struct Listed {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    cards: Vec<Card>,
+}
+
+pub async fn a_push_onto_an_array_stored_in_another_order_keeps_that_order_for_the_guard() {
+    let t = TestDb::new().await;
+    let m = Listed::model(&t.db);
+    let id = ObjectId::new();
+    // Stored by another writer: the card's keys in another order than the
+    // model writes them, so the copy keeps the stored form apart.
+    m.collection()
+        .insert_one(doc! { "_id": id, "cards": [{ "age": 1, "name": "a" }], "__v": 0 })
+        .await
+        .unwrap();
+    let mut a = m.find_by_id(id).await.unwrap().unwrap();
+    a.cards.push(Card {
+        name: "b".into(),
+        age: 2,
+    });
+    let (_, update) = a.changes().unwrap();
+    assert_eq!(
+        update,
+        doc! { "$push": { "cards": { "$each": [{ "name": "b", "age": 2 }] } }, "$inc": { "__v": 1 } }
+    );
+    a.save().await.unwrap();
+    // The store appended the pushed card to the card it holds as it was:
+    // a rewrite of the array must be guarded by exactly that.
+    a.cards.remove(0);
+    let (filter, _) = a.changes().unwrap();
+    // As text: a `Document` compares equal whatever its keys' order.
+    let guard = doc! { "$eq": [{ "age": 1, "name": "a" }, { "name": "b", "age": 2 }] };
+    assert_eq!(
+        filter.get("cards").map(Bson::to_string),
+        Some(Bson::Document(guard).to_string()),
+        "{filter}"
+    );
+    a.save().await.unwrap();
+    assert_eq!(
+        stored(&m, id).await,
+        doc! { "_id": id, "cards": [{ "name": "b", "age": 2 }], "__v": 2 }
+    );
+    assert_eq!(*m.find_by_id(id).await.unwrap().unwrap(), *a);
+}

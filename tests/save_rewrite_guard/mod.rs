@@ -360,6 +360,12 @@ async fn a_copy_saved_untouched_keeps_the_stored_order_and_missing_fields() {
     field_order::a_copy_saved_untouched_keeps_the_stored_order_and_missing_fields().await;
 }
 
+#[tokio::test]
+async fn a_push_onto_an_array_stored_in_another_order_keeps_that_order_for_the_guard() {
+    field_order::a_push_onto_an_array_stored_in_another_order_keeps_that_order_for_the_guard()
+        .await;
+}
+
 // ---------------------------------------------------------------------------
 // The positional guard (positional.rs)
 
