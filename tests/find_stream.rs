@@ -2,14 +2,15 @@
 //! server's cursor. A scan of 20,000 documents in 200 batches
 //! (`ODM_STREAM_EVENTS=100000`: 100,000 in batches of 500) holds about one
 //! batch (a counting allocator measures the peak against the `Vec` of
-//! `find`), a
-//! bad document is one `Err` item and the scan goes on, `batch_size` is
-//! sent, and the stream works inside a session.
+//! `find`, on the measuring test's threads only), a bad document is one
+//! `Err` item and the scan goes on, `batch_size` is sent, and the stream
+//! works inside a session.
 
 use crate::common;
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicIsize, Ordering};
 
 use common::Monitored;
 use futures_util::{StreamExt, TryStreamExt};
@@ -18,36 +19,61 @@ use odm::prelude::*;
 use odm_testing::TestDb;
 use serde::{Deserialize, Serialize};
 
-/// The system allocator, counting the bytes in use and their peak.
+/// The system allocator, counting the bytes in use and their peak on the
+/// threads of the one test that measures (see [`COUNTED`]), so the other
+/// tests of this process, running beside it, do not move its figures.
 struct Counting;
 
-static IN_USE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+static IN_USE: AtomicIsize = AtomicIsize::new(0);
+static PEAK: AtomicIsize = AtomicIsize::new(0);
+
+thread_local! {
+    /// Whether this thread's allocations are counted: the threads of the
+    /// measuring test's runtime (its workers, where the driver's tasks
+    /// run too, and the thread that blocks on it).
+    static COUNTED: Cell<bool> = const { Cell::new(false) };
+}
+
+fn counted() -> bool {
+    COUNTED.try_with(Cell::get).unwrap_or(false)
+}
+
+fn grow(bytes: usize) {
+    let bytes = isize::try_from(bytes).unwrap_or(isize::MAX);
+    let now = IN_USE.fetch_add(bytes, Ordering::Relaxed) + bytes;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+fn shrink(bytes: usize) {
+    IN_USE.fetch_sub(
+        isize::try_from(bytes).unwrap_or(isize::MAX),
+        Ordering::Relaxed,
+    );
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = IN_USE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
+        if !p.is_null() && counted() {
+            grow(layout.size());
         }
         p
     }
 
     unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
         unsafe { System.dealloc(p, layout) };
-        IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
+        if counted() {
+            shrink(layout.size());
+        }
     }
 
     unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let q = unsafe { System.realloc(p, layout, new_size) };
-        if !q.is_null() {
+        if !q.is_null() && counted() {
             if new_size > layout.size() {
-                let grown = new_size - layout.size();
-                let now = IN_USE.fetch_add(grown, Ordering::Relaxed) + grown;
-                PEAK.fetch_max(now, Ordering::Relaxed);
+                grow(new_size - layout.size());
             } else {
-                IN_USE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+                shrink(layout.size() - new_size);
             }
         }
         q
@@ -64,7 +90,19 @@ async fn peak_of<R>(f: impl std::future::Future<Output = R>) -> (R, usize) {
     PEAK.store(base, Ordering::Relaxed);
     let result = f.await;
     let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
-    (result, peak)
+    (result, usize::try_from(peak).unwrap_or(0))
+}
+
+/// A multi-thread runtime of two workers whose threads, and the one that
+/// blocks on it, count their allocations.
+fn counted_runtime() -> tokio::runtime::Runtime {
+    COUNTED.with(|c| c.set(true));
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .on_thread_start(|| COUNTED.with(|c| c.set(true)))
+        .enable_all()
+        .build()
+        .expect("a runtime")
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
@@ -117,8 +155,12 @@ fn events_count() -> i64 {
         .unwrap_or(20_000)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_stream_of_many_documents_holds_one_batch_not_all() {
+#[test]
+fn a_stream_of_many_documents_holds_one_batch_not_all() {
+    counted_runtime().block_on(stream_holds_one_batch());
+}
+
+async fn stream_holds_one_batch() {
     let n = events_count();
     let batch = u32::try_from(n / 200).unwrap().max(1);
     let t = TestDb::new().await;
