@@ -26,8 +26,8 @@ pub(super) fn tracked<'c, 'a>(cont: &'c Container<'a>) -> Vec<&'c Field<'a>> {
 }
 
 /// The `Schema` methods of a document: `__odm_tracked`, `__odm_sealed`,
-/// `__odm_in_order`, `__odm_compares`, `__odm_shadow`, `__odm_unchanged`
-/// and `__odm_reshadow`; nothing when no field is
+/// `__odm_in_order`, `__odm_compares`, `__odm_tail`, `__odm_shadow`,
+/// `__odm_unchanged` and `__odm_reshadow`; nothing when no field is
 /// compared (the defaults compare nothing).
 pub fn document_methods(cont: &Container) -> TokenStream {
     let fields = tracked(cont);
@@ -68,6 +68,15 @@ pub fn document_methods(cont: &Container) -> TokenStream {
         .zip(&bits)
         .filter(|(f, _)| !f.attrs.custom_ser)
         .map(|(_, bit)| bit);
+    // A sequence written as its own value writes its tail itself.
+    let tails = fields
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| !f.attrs.custom_ser)
+        .map(|(i, f)| {
+            let ident = f.ident;
+            quote!(#i => (&#s::Probe(&self.#ident)).odm_tail(from, out),)
+        });
     quote! {
         fn __odm_in_order() -> u128 {
             0u128 #(| #in_order)*
@@ -88,6 +97,18 @@ pub fn document_methods(cont: &Container) -> TokenStream {
         fn __odm_compares(&self) -> bool {
             use #s::{ViaNothing as _, ViaSame as _};
             false #(|| (&#s::Probe(&self.#idents)).odm_tracked())*
+        }
+        fn __odm_tail(
+            &self,
+            field: usize,
+            from: usize,
+            out: &mut #s::TailOut<'_>,
+        ) -> ::core::option::Option<bool> {
+            use #s::{ViaNoTail as _, ViaTail as _};
+            match field {
+                #(#tails)*
+                _ => ::core::option::Option::None,
+            }
         }
         fn __odm_shadow(&self) -> ::core::option::Option<::odm::__private::Box<Self>> {
             use #s::{ViaClone as _, ViaNoClone as _};

@@ -16,6 +16,7 @@ pub(crate) mod scan;
 mod scan_tests;
 pub mod sealed;
 pub(crate) mod strict;
+pub mod tail;
 pub(crate) mod text;
 pub(crate) mod upgrade;
 pub(crate) mod version_key;

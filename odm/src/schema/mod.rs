@@ -80,6 +80,20 @@ pub trait Schema: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static {
         0
     }
 
+    /// Writes the elements after the first `from` of the field `field`
+    /// (its bit, in [`__odm_tracked`](Schema::__odm_tracked) order) into
+    /// `out`, as its serialization writes them (`codec::tail`): `None`
+    /// when the field's type cannot, `Some(false)` when writing failed.
+    #[doc(hidden)]
+    fn __odm_tail(
+        &self,
+        _field: usize,
+        _from: usize,
+        _out: &mut crate::codec::tail::TailOut<'_>,
+    ) -> Option<bool> {
+        None
+    }
+
     /// A copy of the value, when its type is `Clone`: what later values
     /// are compared with, field by field (see `model::shadow`).
     #[doc(hidden)]

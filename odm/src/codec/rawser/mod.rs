@@ -403,6 +403,7 @@ mod leaf;
 pub(crate) mod patch;
 mod short;
 pub(crate) mod splice;
+pub(crate) mod tail;
 mod top;
 
 use compound::{Array, Doc, Step, Struct};

@@ -21,11 +21,13 @@ use serde::ser::{self, Serialize};
 
 use super::compound::Struct;
 use super::splice::{Prefix, Prefixed, Splice};
+use super::tail::Elements;
 use super::top::{EachField, Top};
 use super::{short, GiveUp, Result, Writer};
 use crate::codec::offsets::Offsets;
 use crate::codec::same::bit;
 use crate::codec::scan::Walk;
+use crate::codec::tail::TailOut;
 
 /// The top-level fields of a value that may differ from an earlier
 /// serialization of it, and where each stands in it.
@@ -66,6 +68,7 @@ pub(crate) fn to_patch<T: Serialize + ?Sized>(
     value: &T,
     splice: &Splice<'_>,
     offsets: &Offsets,
+    tail: &Tails<'_>,
 ) -> Option<Patch> {
     let known = offsets.known();
     let mut top = Top {
@@ -84,6 +87,7 @@ pub(crate) fn to_patch<T: Serialize + ?Sized>(
             },
             seen: 0,
             pieces: Vec::new(),
+            tail,
         },
     };
     value.serialize(&mut top).ok()?;
@@ -196,7 +200,13 @@ struct Walking<'s> {
     /// place of the earlier element of this index.
     seen: usize,
     pieces: Vec<Piece>,
+    tail: &'s Tails<'s>,
 }
+
+/// Writes the elements after the first `n` of the field `i` (in
+/// `splice.names` order) of the value being patched (`Schema::__odm_tail`):
+/// `None` when its type cannot, and serde's sequence is written instead.
+pub(crate) type Tails<'t> = dyn Fn(usize, usize, &mut TailOut<'_>) -> Option<bool> + 't;
 
 /// What to do with one field.
 enum Field {
@@ -205,11 +215,13 @@ enum Field {
     /// Write it; the earlier element is at `old`.
     Write { old: Range<usize> },
     /// Write the elements of its sequence after the first `n`, which are
-    /// all of the earlier array's (element `old`, its length at `at`).
+    /// all of the earlier array's (element `old`, its length at `at`), of
+    /// the field `i` (in `splice.names` order).
     Append {
         old: Range<usize>,
         at: usize,
         n: usize,
+        i: usize,
     },
 }
 
@@ -278,7 +290,7 @@ impl<'s> Walking<'s> {
             // Appended to: the earlier array stays, the rest is added.
             (n, true) if array => {
                 let at = old.start + 1 + key.len() + 1;
-                Ok(Field::Append { old, at, n })
+                Ok(Field::Append { old, at, n, i })
             }
             // Edited after its first elements: it is spliced
             // (`rawser::splice`); written here, they would be copied twice.
@@ -301,13 +313,18 @@ impl EachField for Walking<'_> {
         let old = match self.next_field(key)? {
             Field::Skip => return Ok(()),
             Field::Write { old } => old,
-            Field::Append { old, at, n } => {
-                let prefix = Prefix { n, all: true };
-                value.serialize(Prefixed {
-                    w: doc.w,
-                    old: None,
-                    prefix,
-                })?;
+            Field::Append { old, at, n, i } => {
+                let mut out = TailOut(Elements::after(doc.w, n));
+                match (self.tail)(i, n, &mut out) {
+                    Some(true) => {}
+                    Some(false) => return Err(GiveUp),
+                    // serde passes the first `n` elements to be skipped.
+                    None => value.serialize(Prefixed {
+                        w: doc.w,
+                        old: None,
+                        prefix: Prefix { n, all: true },
+                    })?,
+                }
                 let new = start..doc.w.bytes.len();
                 if new.is_empty() {
                     return Err(GiveUp);

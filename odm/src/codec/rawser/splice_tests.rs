@@ -54,6 +54,22 @@ pub(crate) fn unchanged(new: &Model, old: &Model) -> Unchanged {
     out
 }
 
+/// What a derive would generate as `Schema::__odm_tail`: the two
+/// sequences write their tails, the other fields cannot.
+pub(crate) fn tail(
+    m: &Model,
+    i: usize,
+    from: usize,
+    out: &mut crate::codec::tail::TailOut<'_>,
+) -> Option<bool> {
+    use crate::codec::tail::Tail;
+    match i {
+        3 => Some(m.numbers.__odm_tail(from, out)),
+        4 => Some(m.subs.__odm_tail(from, out)),
+        _ => None,
+    }
+}
+
 pub(crate) struct Rng(pub u64);
 
 impl Rng {

@@ -3,7 +3,8 @@
 //! of `codec::rawser::splice_tests`.
 
 use crate::codec::rawser::splice::Splice;
-use crate::codec::rawser::splice_tests::{unchanged, whole, Rng, NAMES};
+use crate::codec::rawser::splice_tests::{tail, unchanged, whole, Rng, NAMES};
+use crate::codec::tail::TailOut;
 
 /// A patch of the earlier bytes, applied to them, is the whole
 /// serialization; its diff is the whole diff, in the same order; the
@@ -30,14 +31,23 @@ fn patched_bytes_and_their_diff_are_the_whole_ones() {
             doc.iter().map(|e| e.unwrap().0.to_string()).collect()
         };
         // Made reading every element, and by the offsets known: the same
-        // patch, or the same refusal; the first notes the offsets.
+        // patch, or the same refusal; the first notes the offsets. Each
+        // with the appended sequences' tails written by the model, and
+        // by serde passing over their first elements: the same again.
         let starts = crate::codec::offsets::starts(&from).expect("a document walks");
+        let tails = |i, n, out: &mut TailOut<'_>| tail(&new, i, n, out);
+        let serde = |_, _, _: &mut TailOut<'_>| None;
         let walked = crate::codec::offsets::Offsets::new();
-        let first = crate::codec::rawser::patch::to_patch(&new, &splice, &walked);
+        let first = crate::codec::rawser::patch::to_patch(&new, &splice, &walked, &tails);
         let offsets = crate::codec::offsets::Offsets::new();
         offsets.remember(starts.clone());
-        let again = crate::codec::rawser::patch::to_patch(&new, &splice, &offsets);
+        let again = crate::codec::rawser::patch::to_patch(&new, &splice, &offsets, &tails);
         assert_eq!(again, first, "{old:?} -> {new:?}");
+        let unread = crate::codec::offsets::Offsets::new();
+        let passed = crate::codec::rawser::patch::to_patch(&new, &splice, &unread, &serde);
+        assert_eq!(passed, first, "{old:?} -> {new:?}");
+        let passed = crate::codec::rawser::patch::to_patch(&new, &splice, &offsets, &serde);
+        assert_eq!(passed, first, "{old:?} -> {new:?}");
         if first.is_some() {
             assert_eq!(walked.known(), Some(&starts[..]));
         }

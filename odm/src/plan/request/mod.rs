@@ -295,7 +295,8 @@ fn patched<T: Schema>(
         names: T::__odm_tracked(),
         unchanged,
     };
-    let Some(patch) = codec::rawser::patch::to_patch(value, &splice, offsets) else {
+    let tail = |i, n, out: &mut codec::tail::TailOut<'_>| value.__odm_tail(i, n, out);
+    let Some(patch) = codec::rawser::patch::to_patch(value, &splice, offsets, &tail) else {
         return Ok(None);
     };
     let Some(out) = diff::diff_patch(snapshot.as_bytes(), &patch)? else {
