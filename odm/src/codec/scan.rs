@@ -49,8 +49,27 @@ impl<'a> Elem<'a> {
         match self.scalar() {
             Some(value) => Ok(value),
             None if self.is_array() => self.decode_array(),
+            None if self.is_document() => self.decode_document(),
             None => self.decode_with_bson(),
         }
+    }
+
+    /// A document, its elements decoded one by one (as
+    /// [`decode_array`](Elem::decode_array)) into a document whose keys
+    /// are inserted in order: what `bson` decodes, without copying the
+    /// bytes into a document of their own first and converting every
+    /// value through its generic path. A key that is not UTF-8 is left to
+    /// `bson` (and its error).
+    fn decode_document(self) -> Result<Bson, Error> {
+        let mut doc = crate::codec::new_document::new_document();
+        let mut walk = Walk::new(self.value)?;
+        while let Some(e) = walk.next_elem()? {
+            let Some(key) = crate::codec::text::utf8(e.key) else {
+                return self.decode_with_bson();
+            };
+            doc.insert(key, e.decode()?);
+        }
+        Ok(Bson::Document(doc))
     }
 
     /// An array, its elements decoded one by one into a vector sized up

@@ -138,3 +138,36 @@ fn arrays_decode_element_by_element_as_bson_decodes_them() {
     });
     assert_refused_both_ways(array(Bson::Int32(1)), |raw| raw[11] = 0x55);
 }
+
+#[test]
+fn documents_decode_field_by_field_as_bson_decodes_them() {
+    let documents = [
+        doc! {},
+        doc! { "_id": ObjectId::from_bytes([7; 12]), "author": "a", "text": "é", "likes": 3 },
+        doc! { "a": { "b": { "c": [1, { "d": null }] } }, "$x": { "$oid": "not one" } },
+        doc! { "when": DateTime::from_millis(5), "n": 1.5, "big": 1_i64 << 40, "ok": true },
+        doc! { "bin": Bson::Binary(mongodb::bson::Binary {
+            subtype: mongodb::bson::spec::BinarySubtype::Generic,
+            bytes: vec![1, 2],
+        }) },
+    ];
+    for value in documents {
+        assert_decodes_as_bson(Bson::Document(value));
+    }
+    // A key repeated: the first place, the last value, as `bson` keeps it.
+    let mut raw = RawDocumentBuf::try_from(&doc! { "v": { "a": 1, "b": 2, "c": 3 } })
+        .unwrap()
+        .into_bytes();
+    let c = raw.iter().rposition(|&b| b == b'c').unwrap();
+    raw[c] = b'a';
+    let elem = elem_of(&raw);
+    assert_eq!(elem.decode().unwrap(), elem.decode_with_bson().unwrap());
+    // What bson refuses inside a document is refused too: a boolean byte
+    // of 2, a key that is not UTF-8.
+    let document = |v: Bson| Bson::Document(doc! { "k": v });
+    assert_refused_both_ways(document(Bson::Boolean(true)), |raw| {
+        let at = raw.len() - 3;
+        raw[at] = 2;
+    });
+    assert_refused_both_ways(document(Bson::Int32(1)), |raw| raw[12] = 0xFF);
+}
