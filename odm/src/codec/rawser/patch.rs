@@ -73,7 +73,10 @@ pub(crate) fn to_patch<T: Serialize + ?Sized>(
     let known = offsets.known();
     let mut top = Top {
         w: Writer {
-            bytes: Vec::with_capacity(short::CHUNK),
+            // Room for most fields written (a scalar, a short array)
+            // without the vector growing element by element, at the cost
+            // of any small allocation.
+            bytes: Vec::with_capacity(START + short::CHUNK),
             type_index: 0,
         },
         fields: Walking {
@@ -183,6 +186,9 @@ fn read_len(bytes: &[u8], at: usize) -> usize {
     let len = i32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
     usize::try_from(len).unwrap_or(0)
 }
+
+/// The bytes a patch's vector starts with room for.
+const START: usize = 512;
 
 /// The earlier document, beside the value's fields.
 struct Walking<'s> {
