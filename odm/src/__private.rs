@@ -34,7 +34,7 @@ pub mod same {
         Probe, Same, Unchanged, ViaClone, ViaNoClone, ViaNothing, ViaSame, SAME,
     };
     pub use crate::codec::sealed::{sealed_struct, TypeProbe, ViaSealed, ViaUnsealed};
-    pub use crate::codec::tail::{TailOut, ViaNoTail, ViaTail};
+    pub use crate::codec::tail::{Tail, TailOut, ViaNoTail, ViaTail};
 }
 pub use mongodb::bson::{Bson, DateTime, Document as BsonDocument};
 pub use serde::de::DeserializeOwned;
