@@ -8,13 +8,17 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use mongodb::bson::raw::{RawDocument, RawDocumentBuf};
 
+use crate::codec::offsets::Offsets;
 use crate::codec::rawser::patch::Patch;
 
 /// See the module docs.
 #[derive(Debug, Clone)]
 pub(crate) enum Current {
-    /// The whole document.
-    Whole(RawDocumentBuf),
+    /// The whole document, and where its elements start when the
+    /// serializer noted them as it wrote (`codec::offsets`; forgotten
+    /// when the document is changed in place, see
+    /// [`make_whole`](Current::make_whole)).
+    Whole(RawDocumentBuf, Offsets),
     /// The snapshot the plan was made from, with these fields replaced.
     Patch(Patch),
 }
@@ -24,7 +28,7 @@ impl Current {
     /// patch (a patch is made from a snapshot).
     pub fn of_new(&self) -> &RawDocumentBuf {
         match self {
-            Current::Whole(doc) => doc,
+            Current::Whole(doc, _) => doc,
             Current::Patch(_) => unreachable!("a new document's plan is whole"),
         }
     }
@@ -33,7 +37,7 @@ impl Current {
     /// (a patch is applied to a copy of it).
     pub fn whole<'a>(&'a self, snapshot: Option<&RawDocument>) -> Cow<'a, RawDocument> {
         match (self, snapshot) {
-            (Current::Whole(doc), _) => Cow::Borrowed(doc),
+            (Current::Whole(doc, _), _) => Cow::Borrowed(doc),
             (Current::Patch(patch), Some(snapshot)) => {
                 Cow::Owned(document(patch.applied(snapshot.as_bytes())))
             }
@@ -42,14 +46,28 @@ impl Current {
     }
 
     /// The whole document, a patch applied to a copy of `snapshot` (the
-    /// one the plan was made from), to change it in place.
+    /// one the plan was made from), to change it in place: its offsets
+    /// are forgotten.
     pub fn make_whole(&mut self, snapshot: Option<&RawDocument>) -> &mut RawDocumentBuf {
         if let Current::Patch(_) = self {
-            *self = Current::Whole(self.whole(snapshot).into_owned());
+            *self = Current::Whole(self.whole(snapshot).into_owned(), Offsets::new());
         }
         match self {
-            Current::Whole(doc) => doc,
+            Current::Whole(doc, offsets) => {
+                *offsets = Offsets::new();
+                doc
+            }
             Current::Patch(_) => unreachable!("made whole above"),
+        }
+    }
+
+    /// The offsets of the document this is, as the snapshot's `offsets`
+    /// (those of the document the plan was made from) give them: moved by
+    /// a patch's pieces, or those noted of a whole document, taken out.
+    pub fn take_offsets(&mut self, offsets: Offsets) -> Offsets {
+        match self {
+            Current::Patch(patch) => offsets.moved(patch.moves()),
+            Current::Whole(_, noted) => std::mem::take(noted),
         }
     }
 
@@ -57,7 +75,7 @@ impl Current {
     /// was made from) in place.
     pub fn into_whole(self, snapshot: RawDocumentBuf) -> RawDocumentBuf {
         match self {
-            Current::Whole(doc) => doc,
+            Current::Whole(doc, _) => doc,
             Current::Patch(patch) => document(patch.apply(snapshot.into_bytes())),
         }
     }
@@ -66,7 +84,7 @@ impl Current {
     /// patch is applied to a copy of it).
     pub fn into_whole_keeping(self, snapshot: RawDocumentBuf) -> (RawDocumentBuf, RawDocumentBuf) {
         match self {
-            Current::Whole(doc) => (doc, snapshot),
+            Current::Whole(doc, _) => (doc, snapshot),
             Current::Patch(patch) => (document(patch.applied(snapshot.as_bytes())), snapshot),
         }
     }

@@ -12,7 +12,6 @@ use super::Doc;
 use crate::codec;
 use crate::codec::offsets::Offsets;
 use crate::model::Document;
-use crate::plan::current::Current;
 use crate::plan::diff::{self, Missing};
 use crate::plan::request::{shard, Plan};
 use crate::plan::tracked::Tracked;
@@ -75,7 +74,7 @@ impl<T: Document> Doc<T> {
             let others = plan.changes.iter().filter(|c| !kept.contains(&c.path));
             std::borrow::Cow::Owned(others.cloned().collect())
         };
-        let current = plan.current;
+        let mut current = plan.current;
         let (mut missing, base, current, offsets) =
             match std::mem::replace(&mut self.tracked, Tracked::New) {
                 Tracked::Snapshot {
@@ -88,10 +87,7 @@ impl<T: Document> Doc<T> {
                     // A patch moves the elements after each piece; a whole
                     // document has those its serializer noted, or is walked
                     // again when a patch needs them.
-                    let offsets = match &current {
-                        Current::Patch(patch) => offsets.moved(patch.moves()),
-                        Current::Whole(_) => plan.offsets,
-                    };
+                    let offsets = current.take_offsets(offsets);
                     // A key the update adds to a sub-document lands at its end
                     // on the server, wherever the value serializes it, and keys
                     // the value now holds in another order keep their stored

@@ -55,11 +55,6 @@ pub(crate) struct Plan {
     /// The schema version terms, for a model with a schema version (see
     /// [`upgrade`](crate::plan::upgrade)).
     pub schema: Option<upgrade::Terms>,
-    /// Where the elements of a whole `current` start, when the
-    /// serializer noted them as it wrote (`codec::offsets`); not known for
-    /// a patch (the commit moves the snapshot's), nor for a whole document
-    /// changed after it was written (an upgrade, a stamp).
-    pub offsets: Offsets,
     /// The commit may read the pushed values again, to append them to
     /// the stored form the `Doc` keeps apart from the snapshot
     /// (`Tracked::Snapshot::base`; see [`request_moving`]). `true` unless
@@ -107,7 +102,6 @@ pub(crate) fn plan<T: Schema>(
     let pending = schema.upgrade.as_deref().filter(|_| meta.schema.is_some());
     let Changed {
         mut current,
-        mut offsets,
         mut changes,
         reordered,
         mut kind,
@@ -124,10 +118,6 @@ pub(crate) fn plan<T: Schema>(
         }
     }
     let mut kept = Vec::new();
-    if pending.is_some() || meta.timestamps.is_some() {
-        // The whole document may change below (the upgrade, the stamp).
-        offsets = Offsets::new();
-    }
     if let Some(upgrade) = pending {
         let whole = current.make_whole(tracked.snapshot());
         (changes, kept) = upgrade::merge(&upgrade.changes, changes, whole)?;
@@ -176,7 +166,6 @@ pub(crate) fn plan<T: Schema>(
         reordered,
         kind,
         schema,
-        offsets,
         pushes_read: true,
     })
 }
@@ -186,8 +175,6 @@ pub(crate) fn plan<T: Schema>(
 /// differ ([`diff::Out::reordered`]), an enum model's kind term.
 struct Changed {
     current: Current,
-    /// Where the elements of a whole `current` start, when noted.
-    offsets: Offsets,
     changes: Vec<Change>,
     reordered: bool,
     kind: Option<KindTerm>,
@@ -246,8 +233,7 @@ fn changed<T: Schema>(value: &T, tracked: &Tracked, unchanged: &Unchanged) -> Re
         }
     };
     Ok(Changed {
-        current: Current::Whole(current),
-        offsets,
+        current: Current::Whole(current, offsets),
         changes,
         reordered,
         kind,
@@ -306,7 +292,6 @@ fn patched<T: Schema>(
     crate::plan::current::count_patch();
     Ok(Some(Changed {
         current: Current::Patch(patch),
-        offsets: Offsets::new(),
         changes: out.changes,
         reordered: out.reordered,
         kind: None,

@@ -38,6 +38,7 @@ fn plan(changes: Vec<Change>, effect: Effect) -> Plan {
     Plan {
         current: crate::plan::current::Current::Whole(
             RawDocumentBuf::try_from(&doc! { "_id": 1, "n": 7 }).unwrap(),
+            crate::codec::offsets::Offsets::new(),
         ),
         unchanged: crate::codec::same::Unchanged::NONE,
         changes,
@@ -48,7 +49,6 @@ fn plan(changes: Vec<Change>, effect: Effect) -> Plan {
         reordered: false,
         kind: None,
         schema: None,
-        offsets: crate::codec::offsets::Offsets::new(),
         pushes_read: false,
     }
 }
