@@ -5,7 +5,8 @@
 //!
 //! Per shape (S, M, L) and round trip: `save()` of one scalar, of one
 //! pushed comment and of a whole-array rewrite (`tags` reordered; S has no
-//! array, so only its scalar row), `find_by_id`, `bulk_save` of every
+//! array, so only its scalar row), a `Doc` loaded, changed (one scalar)
+//! and saved (`load_save`), `find_by_id`, `bulk_save` of every
 //! document (1,000; L 100) and `find` of every document. Each side has its
 //! own database holding the same documents (same `_id`s), and both apply
 //! the same changes, so they send the same commands: before timing, a

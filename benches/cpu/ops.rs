@@ -89,6 +89,10 @@ pub enum Kind {
     Push,
     /// `save()` of a reordered `tags`: `$set` of the whole array.
     Rewrite,
+    /// A `Doc` loaded, one scalar changed, saved: `find_by_id`, then the
+    /// `$set` of `counter` (a request handler's whole cycle; the driver's
+    /// side reads into `T`, then sends the same update).
+    LoadSave,
     /// `find_by_id`: one `find` of `{_id}`.
     FindById,
     /// `bulk_save` of every `Doc` with `counter` changed: one `bulkWrite`.
@@ -98,10 +102,11 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 7] = [
         Kind::Scalar,
         Kind::Push,
         Kind::Rewrite,
+        Kind::LoadSave,
         Kind::FindById,
         Kind::Bulk,
         Kind::Find,
@@ -112,6 +117,7 @@ impl Kind {
             Kind::Scalar => "save_scalar",
             Kind::Push => "save_push",
             Kind::Rewrite => "save_rewrite",
+            Kind::LoadSave => "load_save",
             Kind::FindById => "find_by_id",
             Kind::Bulk => "bulk_save",
             Kind::Find => "find_many",
@@ -122,6 +128,7 @@ impl Kind {
     pub fn driver_call(self) -> &'static str {
         match self {
             Kind::Scalar | Kind::Push | Kind::Rewrite => "update_one",
+            Kind::LoadSave => "find_one into T, update_one",
             Kind::FindById => "find_one into T",
             Kind::Bulk => "client.bulk_write",
             Kind::Find => "find into Vec<T>",
@@ -193,7 +200,7 @@ impl<T: Shape> Odm<T> {
                 many = model.find(doc! {}).sort(doc! { "_id": 1 }).await.unwrap();
                 assert_eq!(many.len(), count, "every document");
             }
-            Kind::FindById | Kind::Find => {}
+            Kind::LoadSave | Kind::FindById | Kind::Find => {}
         }
         Odm {
             model,
@@ -248,6 +255,12 @@ impl<T: Shape> Odm<T> {
                 T::tags_of(doc).expect("tags").rotate_left(1);
                 doc.save().await.unwrap();
             }
+            Kind::LoadSave => {
+                let found = self.model.find_by_id(first.clone()).await.unwrap();
+                let mut doc = found.expect("found");
+                *T::counter_of(&mut doc) = n;
+                doc.save().await.unwrap();
+            }
             Kind::FindById => {
                 let found = self.model.find_by_id(first.clone()).await.unwrap();
                 assert!(found.is_some(), "found");
@@ -286,7 +299,7 @@ impl<T: Shape> Driver<T> {
         let collection = db.collection::<T>(name);
         let stored = db.collection::<BsonDocument>(name);
         let read: Vec<BsonDocument> = match kind {
-            Kind::Scalar | Kind::Push | Kind::Rewrite => {
+            Kind::Scalar | Kind::Push | Kind::Rewrite | Kind::LoadSave => {
                 let one = stored
                     .find_one(doc! { "_id": first.clone() })
                     .await
@@ -330,7 +343,9 @@ impl<T: Shape> Driver<T> {
     /// The hand-written update of op `n` of `kind` (one of the saves).
     fn update(&mut self, kind: Kind, n: i32, pool: &[Comment]) -> BsonDocument {
         match kind {
-            Kind::Scalar => doc! { "$set": { "counter": n }, "$inc": { "__v": 1 } },
+            Kind::Scalar | Kind::LoadSave => {
+                doc! { "$set": { "counter": n }, "$inc": { "__v": 1 } }
+            }
             Kind::Push => {
                 let c = pushed(pool, n);
                 doc! {
@@ -357,6 +372,20 @@ impl<T: Shape> Driver<T> {
                 let done = self.collection.update_one(filter, update).await.unwrap();
                 assert_eq!(done.matched_count, 1, "the hand-written update matched");
                 self.mirrors[0].version += 1;
+            }
+            Kind::LoadSave => {
+                let found = self
+                    .collection
+                    .find_one(doc! { "_id": first.clone() })
+                    .await
+                    .unwrap();
+                let found = found.expect("found");
+                let update = self.update(kind, n, pool);
+                let filter = version_filter(&self.mirrors[0]);
+                let done = self.collection.update_one(filter, update).await.unwrap();
+                assert_eq!(done.matched_count, 1, "the hand-written update matched");
+                self.mirrors[0].version += 1;
+                drop(found);
             }
             Kind::FindById => {
                 let found = self

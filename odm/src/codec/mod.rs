@@ -81,6 +81,21 @@ pub(crate) fn to_raw_sized<T: Serialize>(
     Ok(crate::bson_release::to_raw_document_buf(value)?)
 }
 
+/// [`to_raw_sized`], with the offsets of its top-level elements when the
+/// fast path wrote it (else not known): a snapshot's first patch then
+/// reads no element it does not write.
+pub(crate) fn to_raw_noting<T: Serialize>(
+    value: &T,
+    capacity: usize,
+) -> Result<(RawDocumentBuf, offsets::Offsets), Error> {
+    if let Some((bytes, starts)) = crate::codec::rawser::noting::to_vec_noting(value, capacity) {
+        if let Ok(raw) = RawDocumentBuf::from_bytes(bytes) {
+            return Ok((raw, offsets::Offsets::of_starts(starts)));
+        }
+    }
+    Ok((to_raw_sized(value, capacity)?, offsets::Offsets::new()))
+}
+
 /// [`to_raw_sized`], with the top-level fields `splice` marks unchanged
 /// copied from its earlier bytes instead of serialized: the same bytes
 /// (see `rawser::splice`), with the offsets of their elements when the
@@ -98,7 +113,7 @@ pub(crate) fn to_raw_spliced<T: Serialize>(
             }
         }
     }
-    Ok((to_raw_sized(value, capacity)?, offsets::Offsets::new()))
+    to_raw_noting(value, capacity)
 }
 
 /// A stored counter (a token, a fence) as an integer: an Int32, an Int64

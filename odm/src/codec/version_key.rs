@@ -120,12 +120,19 @@ pub(crate) fn hidden(raw: &RawDocument, keys: impl Into<Hidden>) -> Cow<'_, RawD
 /// serializes as it is stored. One walk of each, nothing copied; `false`
 /// also when either document is malformed (the caller then takes the
 /// general path, which reports it).
+///
+/// `snapshot` is a serialization, so well formed: when its elements are
+/// the first bytes of `stored`'s (odm's keys after the value's fields, as
+/// an insert writes them), only the stored elements after them are read.
 pub(crate) fn hides_to(
     stored: &RawDocument,
     keys: impl Into<Hidden>,
     snapshot: &RawDocument,
 ) -> bool {
     let keys = keys.into();
+    if let Some(hides) = hides_after(stored.as_bytes(), keys, snapshot.as_bytes()) {
+        return hides;
+    }
     let hidden = |k: &[u8]| keys.hides(k);
     let (Ok(mut stored), Ok(mut snapshot)) =
         (Walk::new(stored.as_bytes()), Walk::new(snapshot.as_bytes()))
@@ -142,6 +149,26 @@ pub(crate) fn hides_to(
             (None, Ok(None)) => return true,
             (Some(a), Ok(Some(b))) if a.key == b.key && a.same(&b) => {}
             _ => return false,
+        }
+    }
+}
+
+/// [`hides_to`] when `snapshot`'s elements (its bytes between its length
+/// and its NUL) are the first bytes of `stored`'s: whether every stored
+/// element after them is hidden. `None` when they are not, or when
+/// another element follows them (the walk of both then decides).
+fn hides_after(stored: &[u8], keys: Hidden, snapshot: &[u8]) -> Option<bool> {
+    let end = snapshot.len().checked_sub(1)?;
+    if stored.len() < snapshot.len() || stored.get(4..end)? != snapshot.get(4..end)? {
+        return None;
+    }
+    let mut after = Walk::new(stored).ok()?;
+    after.skip_to(end);
+    loop {
+        match after.next_elem() {
+            Ok(Some(elem)) if keys.hides(elem.key) => {}
+            Ok(None) => return Some(true),
+            _ => return None,
         }
     }
 }
@@ -240,12 +267,23 @@ mod tests {
     #[test]
     fn hides_to_reads_stored_less_version_and_fence_against_the_snapshot() {
         let snapshot = rawdoc! { "a": 1, "b": { "c": "x" } };
-        for stored in [
-            rawdoc! { "a": 1, "b": { "c": "x" }, "__v": 3 },
-            rawdoc! { "__v": 3, "a": 1, "__fence": 9_i64, "b": { "c": "x" } },
-            rawdoc! { "a": 1, "b": { "c": "x" } },
+        // With odm's keys last, the stored elements after the value's
+        // bytes are all that is read.
+        for (stored, last) in [
+            (rawdoc! { "a": 1, "b": { "c": "x" }, "__v": 3 }, true),
+            (
+                rawdoc! { "a": 1, "b": { "c": "x" }, "__v": 3, "__fence": 9_i64 },
+                true,
+            ),
+            (
+                rawdoc! { "__v": 3, "a": 1, "__fence": 9_i64, "b": { "c": "x" } },
+                false,
+            ),
+            (rawdoc! { "a": 1, "b": { "c": "x" } }, true),
         ] {
             assert!(hides_to(&stored, Some("__v"), &snapshot), "{stored:?}");
+            let after = hides_after(stored.as_bytes(), Some("__v").into(), snapshot.as_bytes());
+            assert_eq!(after, last.then_some(true), "{stored:?}");
             // What `hidden` leaves is the snapshot, byte for byte.
             assert_eq!(hidden(&stored, Some("__v")).as_bytes(), snapshot.as_bytes());
         }
@@ -258,6 +296,9 @@ mod tests {
             rawdoc! { "a": 1, "b": { "c": "x" }, "version": 3 },
             // Same value, another type.
             rawdoc! { "a": 1_i64, "b": { "c": "x" } },
+            // The value's bytes, then a field of the value's.
+            rawdoc! { "a": 1, "b": { "c": "x" }, "__v": 3, "d": 1 },
+            rawdoc! { "a": 1, "b": { "c": "x" }, "d": { "__v": 1 } },
         ] {
             assert!(!hides_to(&stored, Some("__v"), &snapshot), "{stored:?}");
             assert_ne!(hidden(&stored, Some("__v")).as_bytes(), snapshot.as_bytes());

@@ -7,7 +7,6 @@ use std::ops::{Deref, DerefMut};
 use mongodb::bson::raw::RawDocumentBuf;
 use mongodb::bson::{Bson, Document as BsonDocument};
 
-use crate::codec::offsets::Offsets;
 use crate::codec::{self, version_key, Loaded};
 use crate::error::Result;
 use crate::model::shadow::Shadow;
@@ -404,17 +403,18 @@ impl<T: Document> Doc<T> {
         if let Tracked::Clean { id, stored } = &self.tracked {
             let id = id.clone();
             let keys = T::__odm_meta().hidden();
-            let snapshot =
-                codec::to_raw_sized(&self.value, stored.as_bytes().len()).and_then(|snapshot| {
+            let snapshot = codec::to_raw_noting(&self.value, stored.as_bytes().len()).and_then(
+                |(snapshot, offsets)| {
                     let (missing, base) = stored_form(stored, keys, &snapshot)?;
-                    Ok((missing, base, snapshot))
-                });
+                    Ok((missing, base, snapshot, offsets))
+                },
+            );
             self.tracked = match snapshot {
-                Ok((missing, base, snapshot)) => Tracked::Snapshot {
+                Ok((missing, base, snapshot, offsets)) => Tracked::Snapshot {
                     id,
                     base,
                     snapshot,
-                    offsets: Offsets::new(),
+                    offsets,
                     missing,
                 },
                 Err(e) => Tracked::Unserializable {

@@ -400,6 +400,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
 mod compound;
 mod direct;
 mod leaf;
+pub(crate) mod noting;
 pub(crate) mod patch;
 mod short;
 pub(crate) mod splice;

@@ -149,7 +149,10 @@ fn spliced_bytes_are_the_whole_serialization() {
         assert_eq!(spliced, whole(&new), "{old:?} -> {new:?}");
         // The offsets noted as it wrote are those a walk of it reads.
         let walked = crate::codec::offsets::starts(&spliced);
-        assert_eq!(Some(starts), walked, "{old:?} -> {new:?}");
+        assert_eq!(Some(&starts), walked.as_ref(), "{old:?} -> {new:?}");
+        // So are those noted by a whole write, which are its bytes too.
+        let noted = super::noting::to_vec_noting(&new, 0).expect("noted");
+        assert_eq!(noted, (spliced, starts), "{new:?}");
     }
     // The cases the test is for did happen.
     assert!(copied > 50_000 && prefixed > 2_000, "{copied} {prefixed}");
@@ -197,4 +200,8 @@ fn a_value_that_is_no_document_gives_up() {
         None
     );
     assert_eq!(splice::to_vec(&7i32, 0, &splice), None);
+    assert_eq!(super::noting::to_vec_noting(&id, 0), None);
+    assert_eq!(super::noting::to_vec_noting(&7i32, 0), None);
+    let map = std::collections::BTreeMap::from([("a", 1)]);
+    assert_eq!(super::noting::to_vec_noting(&map, 0), None);
 }

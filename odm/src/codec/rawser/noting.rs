@@ -1,0 +1,60 @@
+//! A whole value written as [`to_vec`](super::to_vec) writes it, noting
+//! where each top-level element starts: the snapshot a `Doc` takes when
+//! first changed after a load, whose first patch then finds the element
+//! of a field written without reading the elements before it
+//! (`codec::offsets`).
+
+use serde::ser::{self, Serialize};
+
+use super::compound::Struct;
+use super::top::{EachField, Top};
+use super::{short, GiveUp, Result, Writer};
+
+/// The bytes of `value` as [`to_vec`](super::to_vec) writes them, and
+/// where each top-level element starts, then where their closing NUL is;
+/// `None` when the value is no struct (an enum model written otherwise,
+/// say), or when `bson` must serialize it.
+pub(crate) fn to_vec_noting<T: Serialize + ?Sized>(
+    value: &T,
+    capacity: usize,
+) -> Option<(Vec<u8>, Vec<u32>)> {
+    let mut top = Top {
+        w: Writer {
+            bytes: Vec::with_capacity(capacity + short::CHUNK),
+            type_index: 0,
+        },
+        fields: Noting { starts: Vec::new() },
+    };
+    value.serialize(&mut top).ok()?;
+    let mut starts = top.fields.starts;
+    starts.push(u32::try_from(top.w.bytes.len().checked_sub(1)?).ok()?);
+    Some((top.w.bytes, starts))
+}
+
+/// Where each element written so far starts.
+struct Noting {
+    starts: Vec<u32>,
+}
+
+impl EachField for Noting {
+    fn field<T: Serialize + ?Sized>(
+        &mut self,
+        inner: &mut Struct<'_>,
+        key: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        let Struct::Doc(doc) = &*inner else {
+            return Err(GiveUp);
+        };
+        let start = doc.w.bytes.len();
+        ser::SerializeStruct::serialize_field(inner, key, value)?;
+        let Struct::Doc(doc) = &*inner else {
+            return Err(GiveUp);
+        };
+        // A field skipped (`skip_serializing_if`) writes no element.
+        if doc.w.bytes.len() > start {
+            self.starts.push(u32::try_from(start).map_err(|_| GiveUp)?);
+        }
+        Ok(())
+    }
+}
