@@ -157,6 +157,7 @@ fn malformed() -> Error {
     raw_error("element exceeds its document")
 }
 
+#[inline]
 fn read_i32(bytes: &[u8], at: usize) -> Result<usize, Error> {
     let b = bytes.get(at..at + 4).ok_or_else(malformed)?;
     let n = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
@@ -242,6 +243,8 @@ impl<'a> Walk<'a> {
             0x10 => 4,
             0x01 | 0x09 | 0x11 | 0x12 => 8,
             0x07 => 12,
+            // A string (the usual array element), its length read here.
+            0x02 => 4 + read_i32(after_key, 0)?,
             _ => value_len(after_key, tag, 0)?,
         };
         let value = after_key.get(..size).ok_or_else(malformed)?;

@@ -256,7 +256,9 @@ impl<'s> Walking<'s> {
         let names = self.splice.names;
         // Usually the next name (often the very same constant as serde's
         // key); one the value skips is passed over.
-        let same = |name: &str| std::ptr::eq(name, key) || name == key;
+        let same = |name: &str| {
+            std::ptr::eq(name, key) || crate::codec::text::same(name.as_bytes(), key.as_bytes())
+        };
         let i = match names.get(self.next_name) {
             Some(name) if same(name) => self.next_name,
             _ => {

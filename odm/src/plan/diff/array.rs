@@ -22,11 +22,13 @@ use crate::error::Error;
 const MAX_GUARDED_VALUES: usize = 32;
 
 fn to_array<'a, 'b: 'a>(values: impl IntoIterator<Item = &'a Elem<'b>>) -> Result<Bson, Error> {
-    values
-        .into_iter()
-        .map(|e| e.decode())
-        .collect::<Result<Vec<_>, _>>()
-        .map(Bson::Array)
+    let values = values.into_iter();
+    // Sized once: collecting through `Result` would grow it from empty.
+    let mut array = Vec::with_capacity(values.size_hint().0);
+    for e in values {
+        array.push(e.decode()?);
+    }
+    Ok(Bson::Array(array))
 }
 
 /// Diffs two arrays given as their bytes (element keys are ignored).
@@ -135,7 +137,7 @@ fn in_place(
 fn is_in_place(before: &[Elem<'_>], after: &[Elem<'_>]) -> bool {
     let mut kept = 0;
     let mut edited_containers = 0;
-    let mut changed = Vec::new();
+    let mut changed = Vec::with_capacity(before.len());
     for (i, (b, a)) in before.iter().zip(after).enumerate() {
         if b.same(a) {
             kept += 1;
