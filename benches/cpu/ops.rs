@@ -363,36 +363,33 @@ impl<T: Shape> Driver<T> {
         }
     }
 
+    /// The hand-written update of op `n` of `kind`, sent to the first
+    /// document with the version this side knows.
+    async fn update_first(&mut self, kind: Kind, n: i32, pool: &[Comment]) {
+        let update = self.update(kind, n, pool);
+        let filter = version_filter(&self.mirrors[0]);
+        let done = self.collection.update_one(filter, update).await.unwrap();
+        assert_eq!(done.matched_count, 1, "the hand-written update matched");
+        self.mirrors[0].version += 1;
+    }
+
+    /// `find_one` of `{_id: first}` into `T`.
+    async fn find_one(&self, first: &Bson) -> Option<T> {
+        let filter = doc! { "_id": first.clone() };
+        self.collection.find_one(filter).await.unwrap()
+    }
+
     /// The same round trip as [`Odm::op`], by hand.
     pub async fn op(&mut self, kind: Kind, n: i32, pool: &[Comment], first: &Bson) {
         match kind {
-            Kind::Scalar | Kind::Push | Kind::Rewrite => {
-                let update = self.update(kind, n, pool);
-                let filter = version_filter(&self.mirrors[0]);
-                let done = self.collection.update_one(filter, update).await.unwrap();
-                assert_eq!(done.matched_count, 1, "the hand-written update matched");
-                self.mirrors[0].version += 1;
-            }
+            Kind::Scalar | Kind::Push | Kind::Rewrite => self.update_first(kind, n, pool).await,
             Kind::LoadSave => {
-                let found = self
-                    .collection
-                    .find_one(doc! { "_id": first.clone() })
-                    .await
-                    .unwrap();
-                let found = found.expect("found");
-                let update = self.update(kind, n, pool);
-                let filter = version_filter(&self.mirrors[0]);
-                let done = self.collection.update_one(filter, update).await.unwrap();
-                assert_eq!(done.matched_count, 1, "the hand-written update matched");
-                self.mirrors[0].version += 1;
+                let found = self.find_one(first).await.expect("found");
+                self.update_first(kind, n, pool).await;
                 drop(found);
             }
             Kind::FindById => {
-                let found = self
-                    .collection
-                    .find_one(doc! { "_id": first.clone() })
-                    .await
-                    .unwrap();
+                let found = self.find_one(first).await;
                 assert!(found.is_some(), "found");
                 drop(found);
             }

@@ -7,7 +7,7 @@
 use serde::ser::{self, Serialize};
 
 use super::compound::Struct;
-use super::top::{EachField, Top};
+use super::top::{note_start, EachField, Top};
 use super::{short, GiveUp, Result, Writer};
 
 /// The bytes of `value` as [`to_vec`](super::to_vec) writes them, and
@@ -48,13 +48,6 @@ impl EachField for Noting {
         };
         let start = doc.w.bytes.len();
         ser::SerializeStruct::serialize_field(inner, key, value)?;
-        let Struct::Doc(doc) = &*inner else {
-            return Err(GiveUp);
-        };
-        // A field skipped (`skip_serializing_if`) writes no element.
-        if doc.w.bytes.len() > start {
-            self.starts.push(u32::try_from(start).map_err(|_| GiveUp)?);
-        }
-        Ok(())
+        note_start(&mut self.starts, inner, start)
     }
 }

@@ -8,7 +8,7 @@ use serde::ser::{self, Impossible, Serialize};
 
 use super::compound::{Array, Struct};
 use super::leaf::give_up_on_non_strings;
-use super::top::{EachField, Top};
+use super::top::{note_start, EachField, Top};
 use super::{short, tag, GiveUp, Result, Writer};
 use crate::codec::same::{bit, Unchanged};
 use crate::codec::scan::Walk;
@@ -167,14 +167,7 @@ impl EachField for Copying<'_> {
             }
             Take::Nothing => ser::SerializeStruct::serialize_field(inner, key, value)?,
         }
-        // A field skipped (`skip_serializing_if`) writes no element.
-        let Struct::Doc(doc) = &*inner else {
-            return Err(GiveUp);
-        };
-        if doc.w.bytes.len() > start {
-            self.starts.push(u32::try_from(start).map_err(|_| GiveUp)?);
-        }
-        Ok(())
+        note_start(&mut self.starts, inner, start)
     }
 }
 

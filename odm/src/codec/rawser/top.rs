@@ -77,3 +77,16 @@ impl<F: EachField> ser::SerializeStruct for Fields<'_, F> {
         ser::SerializeStruct::end(self.inner)
     }
 }
+
+/// Notes in `starts` that the element of the field just written into
+/// `inner` starts at `start`, if it wrote one (a field skipped,
+/// `skip_serializing_if`, writes none).
+pub(super) fn note_start(starts: &mut Vec<u32>, inner: &Struct<'_>, start: usize) -> Result<()> {
+    let Struct::Doc(doc) = inner else {
+        return Err(GiveUp);
+    };
+    if doc.w.bytes.len() > start {
+        starts.push(u32::try_from(start).map_err(|_| GiveUp)?);
+    }
+    Ok(())
+}
