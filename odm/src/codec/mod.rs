@@ -88,12 +88,17 @@ pub(crate) fn to_raw_noting<T: Serialize>(
     value: &T,
     capacity: usize,
 ) -> Result<(RawDocumentBuf, offsets::Offsets), Error> {
-    if let Some((bytes, starts)) = crate::codec::rawser::noting::to_vec_noting(value, capacity) {
-        if let Ok(raw) = RawDocumentBuf::from_bytes(bytes) {
-            return Ok((raw, offsets::Offsets::of_starts(starts)));
-        }
+    match noted(crate::codec::rawser::noting::to_vec_noting(value, capacity)) {
+        Some(noted) => Ok(noted),
+        None => Ok((to_raw_sized(value, capacity)?, offsets::Offsets::new())),
     }
-    Ok((to_raw_sized(value, capacity)?, offsets::Offsets::new()))
+}
+
+/// A document the fast path wrote, with the offsets it noted.
+fn noted(written: Option<(Vec<u8>, Vec<u32>)>) -> Option<(RawDocumentBuf, offsets::Offsets)> {
+    let (bytes, starts) = written?;
+    let raw = RawDocumentBuf::from_bytes(bytes).ok()?;
+    Some((raw, offsets::Offsets::of_starts(starts)))
 }
 
 /// [`to_raw_sized`], with the top-level fields `splice` marks unchanged
@@ -107,10 +112,8 @@ pub(crate) fn to_raw_spliced<T: Serialize>(
 ) -> Result<(RawDocumentBuf, offsets::Offsets), Error> {
     if splice.unchanged.any() {
         let spliced = crate::codec::rawser::splice::to_vec_noting(value, capacity, splice);
-        if let Some((bytes, starts)) = spliced {
-            if let Ok(raw) = RawDocumentBuf::from_bytes(bytes) {
-                return Ok((raw, offsets::Offsets::of_starts(starts)));
-            }
+        if let Some(spliced) = noted(spliced) {
+            return Ok(spliced);
         }
     }
     to_raw_noting(value, capacity)

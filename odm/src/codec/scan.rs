@@ -204,6 +204,23 @@ pub(crate) fn elements(doc: &[u8]) -> Result<Vec<Elem<'_>>, Error> {
     Ok(out)
 }
 
+/// A walk of `doc` past the elements of `prefix` (a document), when
+/// `doc`'s elements start with all of them byte for byte (keys included,
+/// at the same offsets): found by one comparison of the bytes both share,
+/// without reading their elements. `prefix` must be well formed (a
+/// serialization); `doc`'s length and end are checked as by any walk.
+/// `None` otherwise.
+pub(crate) fn after_prefix<'a>(doc: &'a [u8], prefix: &[u8]) -> Option<Walk<'a>> {
+    // `prefix` is its length, its elements, and a NUL.
+    let end = prefix.len().checked_sub(1).filter(|&end| end >= 4)?;
+    if doc.len() < prefix.len() || doc.get(4..end)? != prefix.get(4..end)? {
+        return None;
+    }
+    let mut walk = Walk::new(doc).ok()?;
+    walk.skip_to(end);
+    Some(walk)
+}
+
 /// The elements of a document one at a time, without collecting them:
 /// what [`elements`] returns, in the same order, with the same errors.
 #[derive(Clone)]

@@ -2,7 +2,7 @@
 //! everything it would check.
 
 use mongodb::bson::oid::ObjectId;
-use mongodb::bson::{doc, Bson, DateTime, RawDocumentBuf};
+use mongodb::bson::{doc, rawdoc, Bson, DateTime, RawDocumentBuf};
 
 use super::scan::{elements, Elem};
 
@@ -170,4 +170,36 @@ fn documents_decode_field_by_field_as_bson_decodes_them() {
         raw[at] = 2;
     });
     assert_refused_both_ways(document(Bson::Int32(1)), |raw| raw[12] = 0xFF);
+}
+
+#[test]
+fn a_walk_after_a_prefix_starts_past_its_elements_only_when_they_are_the_first() {
+    use crate::codec::scan::after_prefix;
+    let prefix = rawdoc! { "a": 1, "b": "x" };
+    let rest = |doc: &RawDocumentBuf| -> Option<Vec<String>> {
+        let mut walk = after_prefix(doc.as_bytes(), prefix.as_bytes())?;
+        let mut keys = Vec::new();
+        while let Some(elem) = walk.next_elem().unwrap() {
+            keys.push(String::from_utf8(elem.key.to_vec()).unwrap());
+        }
+        Some(keys)
+    };
+    let keys = |k: &[&str]| Some(k.iter().map(|k| k.to_string()).collect::<Vec<_>>());
+    assert_eq!(rest(&rawdoc! { "a": 1, "b": "x" }), keys(&[]));
+    assert_eq!(
+        rest(&rawdoc! { "a": 1, "b": "x", "c": 2, "__v": 3 }),
+        keys(&["c", "__v"])
+    );
+    // Another value, another order, another type, or fewer elements: none.
+    assert_eq!(rest(&rawdoc! { "a": 1, "b": "y", "c": 2 }), None);
+    assert_eq!(rest(&rawdoc! { "b": "x", "a": 1 }), None);
+    assert_eq!(rest(&rawdoc! { "a": 1_i64, "b": "x" }), None);
+    assert_eq!(rest(&rawdoc! { "a": 1 }), None);
+    // An empty prefix: every element is after it.
+    let all = after_prefix(prefix.as_bytes(), rawdoc! {}.as_bytes()).unwrap();
+    assert_eq!(all.at(), 4);
+    // A document whose length is off is no walk.
+    let mut bad = rawdoc! { "a": 1, "b": "x", "c": 2 }.into_bytes();
+    bad[0] += 1;
+    assert!(after_prefix(&bad, prefix.as_bytes()).is_none());
 }

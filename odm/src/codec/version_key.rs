@@ -158,12 +158,7 @@ pub(crate) fn hides_to(
 /// element after them is hidden. `None` when they are not, or when
 /// another element follows them (the walk of both then decides).
 fn hides_after(stored: &[u8], keys: Hidden, snapshot: &[u8]) -> Option<bool> {
-    let end = snapshot.len().checked_sub(1)?;
-    if stored.len() < snapshot.len() || stored.get(4..end)? != snapshot.get(4..end)? {
-        return None;
-    }
-    let mut after = Walk::new(stored).ok()?;
-    after.skip_to(end);
+    let mut after = crate::codec::scan::after_prefix(stored, snapshot)?;
     loop {
         match after.next_elem() {
             Ok(Some(elem)) if keys.hides(elem.key) => {}

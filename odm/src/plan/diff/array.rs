@@ -13,7 +13,7 @@ use mongodb::bson::Bson;
 
 use super::eq::{class, Class, Tally};
 use super::{diff_document, Change, Op, Out};
-use crate::codec::scan::{elements, Elem, Walk};
+use crate::codec::scan::{after_prefix, elements, Elem};
 use crate::error::Error;
 
 /// At most this many distinct values are removed by one guarded
@@ -55,15 +55,15 @@ pub(super) fn diff_array(
 /// appended ones only, instead of a walk of every element of both. `None`
 /// otherwise. Both arrays come from serializing values (the snapshot and
 /// the value now), so the shared bytes are well formed; `new`'s length
-/// and end are checked as by any walk.
+/// and end are checked as by any walk (a malformed `new` is left to
+/// [`walked`], which reports it).
 fn appended<'a>(old: &[u8], new: &'a [u8]) -> Result<Option<Vec<Elem<'a>>>, Error> {
-    // `old` is its length, its elements, and a NUL.
-    let end = old.len().wrapping_sub(1);
-    if old.len() < 5 || new.len() <= old.len() || old[4..end] != new[4..end] {
+    if new.len() <= old.len() {
         return Ok(None);
     }
-    let mut walk = Walk::new(new)?;
-    walk.skip_to(end);
+    let Some(mut walk) = after_prefix(new, old) else {
+        return Ok(None);
+    };
     let mut added = Vec::new();
     while let Some(elem) = walk.next_elem()? {
         added.push(elem);
