@@ -6,22 +6,26 @@
 // Per shape (S, M, L of benches/SHAPES.md) and round trip, as the Rust rows:
 // save() of one scalar (`counter`), of one pushed comment (taken back after
 // each timed round trip, untimed, so the document keeps its size) and of a
-// whole-array rewrite (`tags` rotated; S has no array), findById, bulkSave
-// of every document (1,000; L 100) and find of every document. Each side
-// has its own database holding the same documents (same _ids) and both make
-// the same changes: before timing, monitored clients run round trips of both
-// sides and the commands are compared (names, count and bodies; the session,
-// cluster time, cursor id and database name aside); after timing both
-// databases must hold the same documents (the first one, which the saves
-// change, whole; every document's counter and version after a batch). Each
-// side loads only what its round trips need.
+// whole-array rewrite (`tags` rotated; S has no array), a request handler's
+// cycle (`load_save`: findById, one scalar changed, save(); by hand findOne,
+// then the same versioned updateOne), findById, bulkSave of every document
+// (1,000; L 100) and find of every document. Each side has its own database
+// holding the same documents (same _ids) and both make the same changes:
+// before timing, monitored clients run round trips of both sides and the
+// commands are compared (names, count and bodies; the session, cluster time,
+// cursor id and database name aside); after timing both databases must hold
+// the same documents (the first one, which the saves change, whole; every
+// document's counter and version after a batch). Each side loads only what
+// its round trips need.
 //
 // The figure is the process's CPU time (process.cpuUsage(): user + system,
 // the whole process) per round trip, taken around each one; the sides
 // alternate in blocks (ODM_CPU_OPS round trips each, each side first every
 // other round, ODM_CPU_ROUNDS rounds, after an untimed round). Same knobs as
 // the Rust rows: ODM_CPU_DOCS, ODM_BENCH_QUICK=1 (one round trip per side
-// and row, the compared ones).
+// and row, the compared ones). ODM_CPU_KINDS (this side's only) picks the
+// rows: round-trip names, space- or comma-separated (e.g. `load_save`);
+// default all.
 //
 // `node e2e.mjs [S] [M] [L]` prints `NODE SHAPE ROW mongoose_ns N` and
 // `NODE SHAPE ROW node_ns N` lines and a table.
@@ -71,7 +75,12 @@ const articleSchema = () => new mongoose.Schema({
   tags: [String],
 }, { ...options, collection: 'bench_article' });
 
-const KINDS = ['save_scalar', 'save_push', 'save_rewrite', 'find_by_id', 'bulk_save', 'find_many'];
+const KINDS = ['save_scalar', 'save_push', 'save_rewrite', 'load_save', 'find_by_id', 'bulk_save', 'find_many'];
+// ODM_CPU_KINDS: a subset of KINDS (an unknown name is an error, not an
+// empty run).
+const picked = (process.env.ODM_CPU_KINDS ?? '').split(/[\s,]+/).filter(Boolean);
+for (const k of picked) if (!KINDS.includes(k)) throw new Error(`ODM_CPU_KINDS: ${k} is not one of ${KINDS.join(' ')}`);
+const RUN = picked.length ? KINDS.filter((k) => picked.includes(k)) : KINDS;
 const ARRAYS = new Set(['save_push', 'save_rewrite']);
 const MANY = new Set(['bulk_save', 'find_many']);
 let counter = 1;
@@ -92,8 +101,9 @@ async function sides(base, shape, monitor) {
 }
 
 // One side's state for `kind`, loaded as its round trips need it (the first
-// document for a save, every document for a batch): Mongoose's documents, or
-// what the hand-written code knows of the stored ones (id, version, tags).
+// document for a save, every document for a batch; nothing for load_save,
+// which reads the first document in each round trip): Mongoose's documents,
+// or what the hand-written code knows of the stored ones (id, version, tags).
 async function loadMongoose(s, kind, first, count) {
   if (ARRAYS.has(kind) || kind === 'save_scalar') {
     const one = await s.Model.findById(first);
@@ -118,6 +128,13 @@ const ops = {
       case 'save_scalar': st.one.counter = n; await st.one.save(); break;
       case 'save_push': st.one.comments.push(pool[n % pool.length]); await st.one.save(); break;
       case 'save_rewrite': st.one.tags = [...st.one.tags.slice(1), st.one.tags[0]]; await st.one.save(); break;
+      case 'load_save': {
+        const d = await s.Model.findById(st.first);
+        if (!d) throw new Error('found');
+        d.counter = n;
+        await d.save();
+        break;
+      }
       case 'find_by_id': if (!(await s.Model.findById(st.first))) throw new Error('found'); break;
       case 'bulk_save': await s.Model.bulkSave(st.many); break;
       case 'find_many': if ((await s.Model.find({})).length !== st.count) throw new Error('every document'); break;
@@ -147,6 +164,15 @@ const ops = {
         m.tags = [...m.tags.slice(1), m.tags[0]];
         await one({ $set: { tags: m.tags }, $inc: { __v: 1 } });
         break;
+      case 'load_save': {
+        // What Mongoose's save() sends (optimisticConcurrency): the version
+        // read in the filter, bumped in the update.
+        const raw = await s.collection.findOne({ _id: st.first });
+        if (!raw) throw new Error('found');
+        const r = await s.collection.updateOne({ _id: st.first, __v: raw.__v }, { $set: { counter: n }, $inc: { __v: 1 } });
+        if (r.matchedCount !== 1) throw new Error('the hand-written update matched');
+        break;
+      }
       case 'find_by_id': if (!(await s.collection.findOne({ _id: st.first }))) throw new Error('found'); break;
       case 'bulk_save': {
         const r = await s.collection.bulkWrite(st.mirrors.map((d) => ({
@@ -249,7 +275,7 @@ async function shapeRows(shape) {
   }
   const first = values[0]._id;
   const rows = [];
-  for (const kind of KINDS) {
+  for (const kind of RUN) {
     if (ARRAYS.has(kind) && shape === 'S') continue;
     const [rounds, perRound] = quick ? [1, 1] : MANY.has(kind) ? [env('ODM_CPU_ROUNDS', large ? 3 : 5), 1] : [env('ODM_CPU_ROUNDS', large ? 5 : 10), env('ODM_CPU_OPS', large ? 4 : 20)];
     let row = await pass(checked, kind, pool, 1, quick ? 1 : 2, false, true, first, docs);

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The e2e CPU rows of odm, the Rust driver, Mongoose and the node driver,
 # against one server: the client's CPU per round trip of each (save() of a
-# scalar, a push and a whole-array rewrite, find by id, a bulk save and a
-# find of many), then one table (BENCHMARKS.md, "Client CPU per round
-# trip").
+# scalar, a push and a whole-array rewrite, a load, change and save, find by
+# id, a bulk save and a find of many), then one table (BENCHMARKS.md,
+# "Client CPU per round trip").
 #
 #   benches/mongoose/e2e.sh [S] [M] [L]     (default: S M L)
 #
@@ -33,6 +33,9 @@ case "$runtime" in
   *) echo "ODM_E2E_RUNTIME=$runtime: multi, current or both" >&2; exit 2 ;;
 esac
 repeat="${ODM_E2E_REPEAT:-3}"
+# ODM_E2E_KINDS: the round trips to run on both sides (space-separated
+# names, e.g. "load_save save_scalar"); default all.
+kinds="${ODM_E2E_KINDS:-}"
 # ODM_E2E_OUT: a directory that keeps each run's output (node.N, rust.N).
 out="${ODM_E2E_OUT:-}"
 keep="$out"
@@ -66,11 +69,12 @@ fi
 (cd "$repo" && cargo bench --bench e2e --no-run >&2)
 
 node_side() {
-  (cd "$here" && node e2e.mjs "${shapes[@]}") >"$out/node.$1"
+  (cd "$here" && ODM_CPU_KINDS="$kinds" node e2e.mjs "${shapes[@]}") >"$out/node.$1"
   grep -v '^NODE' "$out/node.$1" >&2
 }
 rust_side() {
-  (cd "$repo" && cargo bench --bench e2e -- CPU "${shapes[@]}" "${runtimes[@]}" 2>/dev/null) >"$out/rust.$1"
+  # shellcheck disable=SC2086 # the kinds are words
+  (cd "$repo" && cargo bench --bench e2e -- CPU "${shapes[@]}" "${runtimes[@]}" $kinds 2>/dev/null) >"$out/rust.$1"
   grep -v '^E2E' "$out/rust.$1" >&2
 }
 for r in $(seq 1 "$repeat"); do
