@@ -22,13 +22,6 @@ use mongodb::bson::oid::ObjectId;
 
 /// Values that are the same, part for part (see the module docs).
 pub trait Same {
-    /// Whether a save compares a top-level field of this type rather than
-    /// serialize it: a value of parts (a vector, a map, an embedded
-    /// struct), whose serialization costs more than the comparison and the
-    /// lookup of its bytes. A number, a string or an id is written faster
-    /// than it is looked up.
-    const COMPOUND: bool = true;
-
     /// `true` only if `self` and `other` are built of the same parts.
     fn __odm_same(&self, other: &Self) -> bool;
 
@@ -134,7 +127,6 @@ pub(crate) fn bit(mask: u128, i: usize) -> bool {
 macro_rules! same_by_eq {
     ($($t:ty),*) => {$(
         impl Same for $t {
-            const COMPOUND: bool = false;
             #[inline]
             fn __odm_same(&self, other: &Self) -> bool {
                 self == other
@@ -159,7 +151,6 @@ same_by_eq!(bool, char, i8, i16, i32, i64, u8, u16, u32, u64, isize, usize, Stri
 macro_rules! same_by_bits {
     ($($t:ty => $bits:ident),*) => {$(
         impl Same for $t {
-            const COMPOUND: bool = false;
             #[inline]
             fn __odm_same(&self, other: &Self) -> bool {
                 self.$bits() == other.$bits()
@@ -184,7 +175,6 @@ same_by_bits!(
 /// A new value is made by `Clone`, which the containers below require: a
 /// copy made so is checked with `same` before it is trusted.
 impl<T: Same + Clone> Same for Option<T> {
-    const COMPOUND: bool = T::COMPOUND;
     fn __odm_sealed() -> bool {
         T::__odm_sealed()
     }
@@ -205,7 +195,6 @@ impl<T: Same + Clone> Same for Option<T> {
 }
 
 impl<T: Same> Same for Box<T> {
-    const COMPOUND: bool = T::COMPOUND;
     fn __odm_sealed() -> bool {
         T::__odm_sealed()
     }
@@ -309,7 +298,7 @@ pub trait ViaSame<F> {
     fn odm_sync(&self, into: &mut F, at: usize) -> bool;
     /// [`Same::__odm_compare`] of the value with `other`.
     fn odm_compare(&self, other: &F) -> usize;
-    /// [`Same::COMPOUND`]: a save compares the field.
+    /// `true`: a save compares the field (see `Schema::__odm_unchanged`).
     fn odm_tracked(&self) -> bool;
 }
 
@@ -329,7 +318,7 @@ impl<F: Same> ViaSame<F> for Probe<'_, F> {
     }
     #[inline]
     fn odm_tracked(&self) -> bool {
-        F::COMPOUND
+        true
     }
 }
 
@@ -449,9 +438,9 @@ mod tests {
         let (a, b) = (Opaque(1), Opaque(1));
         assert!(!(&Probe(&a)).odm_same(&b));
         assert!((&Probe(&1i32)).odm_same(&1));
-        assert!(!(&Probe(&1i32)).odm_tracked() && !(&Probe(&a)).odm_tracked());
+        assert!((&Probe(&1i32)).odm_tracked() && !(&Probe(&a)).odm_tracked());
         assert!((&Probe(&vec![1i32])).odm_tracked());
-        assert!(!(&Probe(&Some("x".to_string()))).odm_tracked());
+        assert!((&Probe(&Some("x".to_string()))).odm_tracked());
         let copy = (&Probe(&a)).odm_clone().expect("Opaque is Clone");
         assert_eq!(copy.0, 1);
         struct NoClone;

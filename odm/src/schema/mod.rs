@@ -53,9 +53,8 @@ pub trait Schema: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static {
         &[]
     }
 
-    /// Whether a save compares any field of the model (see
-    /// `codec::same::Same::COMPOUND`); the answer does not depend on the
-    /// value.
+    /// Whether a save compares any field of the model (a field whose type
+    /// is `codec::same::Same`); the answer does not depend on the value.
     #[doc(hidden)]
     fn __odm_compares(&self) -> bool {
         false
