@@ -47,10 +47,11 @@ pub fn document_methods(cont: &Container) -> TokenStream {
         } else {
             quote!(n => out.prefixes.push((#i, n)),)
         };
-        // Scalars too: the snapshot's offsets are known, so a field found
-        // unchanged is passed over unread, for less than writing it.
+        // Every field of a `Same` type, scalars too (a field found
+        // unchanged is passed over unread, for less than writing it); a
+        // field of another type compares as "not known" (0).
         quote! {
-            if only & #bit != 0 && (&#s::Probe(&self.#ident)).odm_tracked() {
+            if only & #bit != 0 {
                 match (&#s::Probe(&self.#ident)).odm_compare(&shadow.#ident) {
                     #s::SAME => out.fields |= #bit,
                     0 => {}
@@ -124,7 +125,6 @@ pub fn document_methods(cont: &Container) -> TokenStream {
             let mut bits = known.fields;
             #(
                 if known.fields & #bits == 0
-                    && (&#s::Probe(&self.#idents)).odm_tracked()
                     && (&#s::Probe(&self.#idents)).odm_sync(&mut shadow.#idents, known.prefix(#indexes))
                 {
                     bits |= #bits;

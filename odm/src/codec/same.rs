@@ -298,7 +298,7 @@ pub trait ViaSame<F> {
     fn odm_sync(&self, into: &mut F, at: usize) -> bool;
     /// [`Same::__odm_compare`] of the value with `other`.
     fn odm_compare(&self, other: &F) -> usize;
-    /// `true`: a save compares the field (see `Schema::__odm_unchanged`).
+    /// `true`: a save can compare the field (`Schema::__odm_compares`).
     fn odm_tracked(&self) -> bool;
 }
 
