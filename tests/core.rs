@@ -34,6 +34,7 @@ mod save_default;
 mod save_modes;
 mod save_regressions;
 mod save_rewrite_guard;
+mod save_stamped;
 mod save_unchanged;
 mod schema_versions;
 mod skip_versioning_types;

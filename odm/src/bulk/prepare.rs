@@ -60,13 +60,12 @@ pub(crate) async fn prepare<T: Document>(
 }
 
 fn ready<T: Document>(doc: &mut Doc<T>, at: Option<DateTime>, fence: Option<i64>) -> Result<Step> {
-    let restamp = |plan: &mut Plan| match at {
-        Some(at) => crate::plan::timestamps::restamp::<T>(plan, at),
-        None => Ok(()),
-    };
     let is_new = doc.is_new();
     let mut plan = crate::model::save::planned(doc)?;
-    restamp(&mut plan)?;
+    if let Some(at) = at {
+        let snapshot = doc.as_stored().map(|s| &**s);
+        crate::plan::timestamps::restamp::<T>(&mut plan, snapshot, at)?;
+    }
     // A patch stays a patch: the commit applies it in place, and only a
     // statement whose outcome is read back (`bulk::resolve`) or refused
     // for a duplicate key needs the whole value, made then from the

@@ -203,7 +203,8 @@ pub(crate) async fn run<T: Document>(
     if crate::wire::server_clock::enabled::<T>() {
         // Only then: a `Database` handle costs allocations and copies.
         let database = doc.model().database();
-        crate::wire::server_clock::restamp::<T>(&mut plan, &database, doc.model().name()).await?;
+        let (snapshot, collection) = (doc.as_stored().map(|s| &**s), doc.model().name());
+        crate::wire::server_clock::restamp::<T>(&mut plan, snapshot, &database, collection).await?;
     }
     plan.pushes_read = doc.commit_reads_pushes(&plan);
     let mut request = match (doc.stored_id(), doc.target()) {

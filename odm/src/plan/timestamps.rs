@@ -3,15 +3,25 @@
 //!
 //! Saves stamp the serialized value (the plan), never the value itself: the
 //! value takes the new times only when the write succeeds, so a failed save
-//! leaves the `Doc` untouched. `upsert` and `claim` add the fields to the
+//! leaves the `Doc` untouched. A save planned as a patch of the snapshot
+//! stays one: the stamp is one more field of the patch. `upsert` and `claim` add the fields to the
 //! update document. The time is the application's clock, or the server's
 //! with `timestamps(server_clock)` (see `server_clock`).
 
+use std::ops::Range;
+
 use crate::bson_release;
-use mongodb::bson::raw::{RawBson, RawDocumentBuf};
+use mongodb::bson::raw::{RawBson, RawDocument, RawDocumentBuf};
+use mongodb::bson::spec::ElementType;
 use mongodb::bson::{Bson, DateTime, Document as BsonDocument};
 
+use crate::codec::offsets::Offsets;
+use crate::codec::rawser::patch::{self, Patch};
+use crate::codec::rawser::splice::Splice;
+use crate::codec::same::Unchanged;
+use crate::codec::scan::Walk;
 use crate::error::Result;
+use crate::plan::current::Current;
 use crate::plan::diff::{raw_error, Change, Op};
 use crate::plan::filter_terms::fixed_by;
 use crate::plan::request::Plan;
@@ -60,9 +70,11 @@ impl Stamp {
 /// Stamps a save plan: on insert both fields, on an update that changes
 /// something `updated_at` (replacing any change the caller made to it).
 /// Nothing for a save that writes nothing, or without `timestamps`.
+/// `snapshot` is the one the plan was made from (see [`write_times`]).
 pub(crate) fn stamp_plan<T: Schema>(
     is_new: bool,
-    current: &mut RawDocumentBuf,
+    current: &mut Current,
+    snapshot: Option<&RawDocument>,
     changes: &mut Vec<Change>,
 ) -> Result<Option<Stamp>> {
     let Some(ts) = T::__odm_meta().timestamps else {
@@ -77,7 +89,7 @@ pub(crate) fn stamp_plan<T: Schema>(
     if is_new {
         fields.push((ts.created_at, now));
     }
-    *current = with_fields(current, &fields)?;
+    write_times(current, snapshot, &fields)?;
     if !is_new {
         changes.retain(|c| !update_ops::same_or_under(&c.path, ts.updated_at));
         changes.push(Change {
@@ -95,10 +107,14 @@ pub(crate) fn stamp_plan<T: Schema>(
     }))
 }
 
-/// Moves the stamps of a save `plan` to `at` (the server's time): in the
-/// serialized value, the `updated_at` change and the stamp put into the
-/// value on success.
-pub(crate) fn restamp<T: Schema>(plan: &mut Plan, at: DateTime) -> Result<()> {
+/// Moves the stamps of a save `plan` (made from `snapshot`) to `at` (the
+/// server's time): in the serialized value, the `updated_at` change and
+/// the stamp put into the value on success.
+pub(crate) fn restamp<T: Schema>(
+    plan: &mut Plan,
+    snapshot: Option<&RawDocument>,
+    at: DateTime,
+) -> Result<()> {
     let (Some(ts), Some(stamp)) = (T::__odm_meta().timestamps, plan.stamp.as_mut()) else {
         return Ok(());
     };
@@ -108,15 +124,73 @@ pub(crate) fn restamp<T: Schema>(plan: &mut Plan, at: DateTime) -> Result<()> {
         fields.push((ts.created_at, at));
     }
     stamp.updated = at;
-    // A model with timestamps plans its saves whole (`request::plan`).
-    let whole = plan.current.make_whole(None);
-    *whole = with_fields(whole, &fields)?;
+    write_times(&mut plan.current, snapshot, &fields)?;
     for change in &mut plan.changes {
         if change.path == ts.updated_at {
             change.value = Bson::DateTime(at);
         }
     }
     Ok(())
+}
+
+/// Writes the top-level `fields` into `current` as dates. A patch of
+/// `snapshot` (the document the plan was made from) takes each as one
+/// more piece, in place of the snapshot's element: the save stays as
+/// cheap as one without `timestamps`, whatever the document's size. A
+/// whole document whose fields are dates already takes the times in
+/// place (its element offsets hold). Else (a field the document lacks,
+/// or holds as `null`) the whole document is written again with them.
+fn write_times(
+    current: &mut Current,
+    snapshot: Option<&RawDocument>,
+    fields: &[(&str, DateTime)],
+) -> Result<()> {
+    let done = match (&mut *current, snapshot) {
+        (Current::Patch(patch), Some(snapshot)) => {
+            put_in_patch(patch, snapshot.as_bytes(), fields)?
+        }
+        (Current::Whole(doc, _), _) => put_in_place(doc, fields)?,
+        (Current::Patch(_), None) => false,
+    };
+    if !done {
+        let whole = current.make_whole(snapshot);
+        *whole = with_fields(whole, fields)?;
+    }
+    Ok(())
+}
+
+/// [`write_times`] of a patch of `snapshot`: `false` (nothing done) when the
+/// snapshot lacks a field.
+fn put_in_patch(patch: &mut Patch, snapshot: &[u8], fields: &[(&str, DateTime)]) -> Result<bool> {
+    let mut found = Vec::with_capacity(fields.len());
+    for (name, at) in fields {
+        match element(snapshot, name)? {
+            Some((old, _)) => found.push((old, date_element(name, *at))),
+            None => return Ok(false),
+        }
+    }
+    for (old, new) in found {
+        patch.put(old, &new);
+    }
+    Ok(true)
+}
+
+/// [`write_times`] of a whole document, in place: `false` (nothing done)
+/// unless every field is a date in it.
+fn put_in_place(doc: &mut RawDocumentBuf, fields: &[(&str, DateTime)]) -> Result<bool> {
+    let mut found = Vec::with_capacity(fields.len());
+    for (name, at) in fields {
+        match element(doc.as_bytes(), name)? {
+            Some((range, true)) => found.push((range.end - 8, *at)),
+            _ => return Ok(false),
+        }
+    }
+    let mut bytes = std::mem::replace(doc, RawDocumentBuf::new()).into_bytes();
+    for (at, time) in found {
+        bytes[at..at + 8].copy_from_slice(&time.timestamp_millis().to_le_bytes());
+    }
+    *doc = RawDocumentBuf::from_bytes(bytes).map_err(raw_error)?;
+    Ok(true)
 }
 
 /// `raw` with the top-level `fields` set to the given times (in place when
@@ -143,6 +217,70 @@ fn with_fields(raw: &RawDocumentBuf, fields: &[(&str, DateTime)]) -> Result<RawD
     Ok(out)
 }
 
+/// Where the top-level element `key` of `doc` is (type, key and value),
+/// and whether it is a date.
+fn element(doc: &[u8], key: &str) -> Result<Option<(Range<usize>, bool)>> {
+    let mut walk = Walk::new(doc)?;
+    loop {
+        let start = walk.at();
+        match walk.next_elem()? {
+            Some(elem) if elem.key == key.as_bytes() => {
+                let date = elem.tag == ElementType::DateTime as u8;
+                return Ok(Some((start..walk.at(), date)));
+            }
+            Some(_) => {}
+            None => return Ok(None),
+        }
+    }
+}
+
+/// The BSON element `key: at`.
+fn date_element(key: &str, at: DateTime) -> Vec<u8> {
+    let mut out = Vec::with_capacity(key.len() + 10);
+    out.push(ElementType::DateTime as u8);
+    out.extend_from_slice(key.as_bytes());
+    out.push(0);
+    out.extend_from_slice(&at.timestamp_millis().to_le_bytes());
+    out
+}
+
+/// After a save of a model with `timestamps` landed and its stamp was put
+/// into `value`: whether `value` now serializes as `snapshot` (the plan's
+/// value with the stamps written in, `offsets` its element offsets, when
+/// known) holds it, its stamp fields checked (serialized again and
+/// compared), the others known to (the plan serialized them, or found
+/// them unchanged). Then `snapshot` is the new snapshot as it is, and the
+/// answer is the stamp fields (bit `i`: field `i` in `__odm_tracked`
+/// order), which the copy of the value no longer holds. `None` when a
+/// field's type serializes the stamp otherwise, or the value cannot be
+/// checked so: the value is serialized whole again.
+pub(crate) fn stamped_as_planned<T: Schema>(
+    value: &T,
+    snapshot: &RawDocument,
+    offsets: &Offsets,
+) -> Option<u128> {
+    let ts = T::__odm_meta().timestamps?;
+    let names = T::__odm_tracked();
+    let index = |name: &str| names.iter().position(|n| *n == name).filter(|&i| i < 128);
+    let stamped = (1u128 << index(ts.updated_at)?) | (1u128 << index(ts.created_at)?);
+    let all = match names.len() {
+        n if n >= 128 => u128::MAX,
+        n => (1u128 << n) - 1,
+    };
+    let unchanged = Unchanged {
+        fields: all & !stamped,
+        prefixes: Vec::new(),
+    };
+    let splice = Splice {
+        from: snapshot.as_bytes(),
+        names,
+        unchanged: &unchanged,
+    };
+    // Nothing is known appended to: no tail is asked for.
+    let patch = patch::to_patch(value, &splice, offsets, &|_, _, _| None)?;
+    patch.pieces.is_empty().then_some(stamped)
+}
+
 /// Adds `$set: {updated_at: now}` (and, for an upsert of `filter`,
 /// `$setOnInsert: {created_at: now}`) to an update, unless the update
 /// already writes the field, or the upsert's filter fixes `created_at`
@@ -166,3 +304,7 @@ pub(crate) fn stamp_update<T: Schema>(
         update_ops::add(update, "$setOnInsert", ts.created_at, Bson::DateTime(now));
     }
 }
+
+#[cfg(test)]
+#[path = "timestamps_tests.rs"]
+mod tests;

@@ -10,6 +10,7 @@
 //! `$currentDate` cannot stamp), and nothing is read back after the write.
 //! A save that writes nothing reads no time.
 
+use mongodb::bson::raw::RawDocument;
 use mongodb::bson::{doc, Bson, DateTime};
 use mongodb::Database;
 
@@ -48,16 +49,17 @@ pub(crate) async fn server_now(database: &Database, collection: &str) -> Result<
     }
 }
 
-/// Restamps a save `plan` of `T` with the server's time, when `T` uses it
-/// and the plan stamps anything.
+/// Restamps a save `plan` of `T` (made from `snapshot`) with the server's
+/// time, when `T` uses it and the plan stamps anything.
 pub(crate) async fn restamp<T: Schema>(
     plan: &mut Plan,
+    snapshot: Option<&RawDocument>,
     database: &Database,
     collection: &str,
 ) -> Result<()> {
     if enabled::<T>() && plan.stamp.is_some() {
         let at = server_now(database, collection).await?;
-        crate::plan::timestamps::restamp::<T>(plan, at)?;
+        crate::plan::timestamps::restamp::<T>(plan, snapshot, at)?;
     }
     Ok(())
 }

@@ -167,6 +167,27 @@ impl Patch {
         })
     }
 
+    /// Puts `element` (a whole BSON element) in place of the earlier
+    /// element at `old`, replacing the piece written there, if any; the
+    /// pieces stay in the document's order. For a field the plan writes
+    /// after the value was serialized (a `timestamps` stamp).
+    pub fn put(&mut self, old: Range<usize>, element: &[u8]) {
+        let start = self.written.len();
+        self.written.extend_from_slice(element);
+        let piece = Piece {
+            new: start..self.written.len(),
+            old,
+            append: None,
+        };
+        match self
+            .pieces
+            .binary_search_by_key(&piece.old.start, |p| p.old.start)
+        {
+            Ok(i) => self.pieces[i] = piece,
+            Err(i) => self.pieces.insert(i, piece),
+        }
+    }
+
     /// [`apply`](Patch::apply) to a copy of `from`.
     pub fn applied(&self, from: &[u8]) -> Vec<u8> {
         let grown: usize = self.pieces.iter().map(|p| p.new.len()).sum();

@@ -14,6 +14,7 @@ use crate::codec::offsets::Offsets;
 use crate::model::Document;
 use crate::plan::diff::{self, Missing};
 use crate::plan::request::{shard, Plan};
+use crate::plan::timestamps;
 use crate::plan::tracked::Tracked;
 use crate::plan::upgrade::SchemaState;
 
@@ -119,14 +120,23 @@ impl<T: Document> Doc<T> {
             };
         diff::settle_missing(&mut missing, &moved);
         // The fields the copy holds as the new snapshot does: those the
-        // save found unchanged, unless a stamp changed the value since.
+        // save found unchanged, but the ones a stamp changed since.
         let mut known = plan.unchanged;
         let (snapshot, offsets) = match plan.stamp {
             Some(stamp) => {
                 stamp.apply(&mut self.value);
-                known = crate::codec::same::Unchanged::NONE;
-                let stamped = codec::to_raw(&self.value).unwrap_or(current);
-                (stamped, Offsets::new())
+                match timestamps::stamped_as_planned(&self.value, &current, &offsets) {
+                    // The plan's value holds the stamps as the value does.
+                    Some(stamped) => {
+                        known = known.within(!stamped);
+                        (current, offsets)
+                    }
+                    None => {
+                        known = crate::codec::same::Unchanged::NONE;
+                        let stamped = codec::to_raw(&self.value).unwrap_or(current);
+                        (stamped, Offsets::new())
+                    }
+                }
             }
             None => (current, offsets),
         };

@@ -144,8 +144,7 @@ pub(crate) fn plan<T: Schema>(
     let is_new = matches!(tracked, Tracked::New);
     let stamp = match meta.timestamps {
         Some(_) => {
-            let whole = current.make_whole(tracked.snapshot());
-            timestamps::stamp_plan::<T>(is_new, whole, &mut changes)?
+            timestamps::stamp_plan::<T>(is_new, &mut current, tracked.snapshot(), &mut changes)?
         }
         None => None,
     };
@@ -245,9 +244,9 @@ fn changed<T: Schema>(value: &T, tracked: &Tracked, unchanged: &Unchanged) -> Re
 /// the snapshot's element (see `codec::rawser::patch`). The same changes
 /// as [`changed`] finds, for a value with the snapshot's top-level keys in
 /// its order, of a model whose save needs nothing else of the whole
-/// value: no enum model (its kind), no `timestamps` (the stamp is written
-/// into the whole document), no upgrade on load pending (`plain`), no
-/// paths the store lacks. `None` otherwise, and when no field is known
+/// value: no enum model (its kind), no upgrade on load pending (`plain`),
+/// no paths the store lacks. (A `timestamps` stamp is one more piece of
+/// the patch: `timestamps::stamp_plan`.) `None` otherwise, and when no field is known
 /// unchanged (nothing to skip) or an array is known unchanged in its
 /// first elements and then edited (the splice copies them once).
 fn patched<T: Schema>(
@@ -266,7 +265,7 @@ fn patched<T: Schema>(
         return Ok(None);
     };
     let meta = T::__odm_meta();
-    let plain = plain && meta.kinds.is_none() && meta.timestamps.is_none();
+    let plain = plain && meta.kinds.is_none();
     // An array known the same in its first elements, then edited, is
     // spliced (an array appended to is patched).
     let edited = unchanged
