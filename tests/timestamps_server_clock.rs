@@ -206,6 +206,44 @@ async fn batches_read_the_clock_once_and_update_many_stamps_with_it() {
     m.finish().await;
 }
 
+#[tokio::test]
+async fn patched_saves_and_batches_take_the_servers_time() {
+    // A save reached through `field_mut` is a patch of the snapshot: the
+    // server's time replaces the client's in the patch, alone and in a
+    // batch, and the commit keeps it.
+    let m = Monitored::new("server-clock-patch").await;
+    let tickets = Ticket::model(m.db());
+    let ids = [21, 22];
+    tickets.insert_many(ids.map(ticket)).await.unwrap();
+    let f = Ticket::fields();
+    let mut t = tickets.find_by_id(21).await.unwrap().unwrap();
+    m.monitor.clear();
+    for state in ["a", "b", "c"] {
+        *t.field_mut(f.state()) = state.into();
+        let patched = odm::__private::patched_plans();
+        t.save().await.unwrap();
+        assert!(odm::__private::patched_plans() > patched, "a patch");
+        let at = one_hello(&m);
+        assert_eq!(t.updated_at, Some(at));
+        assert_eq!(stored(&tickets, 21).await, *t, "stored == memory");
+    }
+    let mut docs = vec![t, tickets.find_by_id(22).await.unwrap().unwrap()];
+    for round in ["d", "e"] {
+        for d in &mut docs {
+            *d.field_mut(f.state()) = round.into();
+        }
+        m.monitor.clear();
+        let outcomes = tickets.bulk_save(&mut docs).await.unwrap();
+        assert!(outcomes.iter().all(Result::is_ok));
+        let at = one_hello(&m);
+        for d in &docs {
+            assert_eq!(d.updated_at, Some(at), "ticket {}", d.id);
+            assert_eq!(stored(&tickets, d.id).await, **d, "stored == memory");
+        }
+    }
+    m.finish().await;
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
 #[odm(collection = "client_clock", timestamps)]
 #[serde(rename_all = "camelCase")]
