@@ -63,8 +63,7 @@ fn ready<T: Document>(doc: &mut Doc<T>, at: Option<DateTime>, fence: Option<i64>
     let is_new = doc.is_new();
     let mut plan = crate::model::save::planned(doc)?;
     if let Some(at) = at {
-        let snapshot = doc.as_stored().map(|s| &**s);
-        crate::plan::timestamps::restamp::<T>(&mut plan, snapshot, at)?;
+        crate::plan::timestamps::restamp::<T>(&mut plan, doc.tracked(), at)?;
     }
     // A patch stays a patch: the commit applies it in place, and only a
     // statement whose outcome is read back (`bulk::resolve`) or refused

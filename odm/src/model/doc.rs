@@ -202,6 +202,12 @@ impl<T: Document> Doc<T> {
         }
     }
 
+    /// What this copy remembers of the stored document (what a plan of it
+    /// is made from).
+    pub(crate) fn tracked(&self) -> &Tracked {
+        &self.tracked
+    }
+
     /// The stored `_id`; `None` for a new document.
     pub(crate) fn stored_id(&self) -> Option<&Bson> {
         self.tracked.id()

@@ -18,7 +18,7 @@ pub(crate) mod reload;
 pub(crate) mod save;
 mod save_build;
 pub(crate) mod shadow;
-pub use save_build::save_build;
+pub use save_build::{save_build, save_landed};
 pub use shadow::copy_after_first_save;
 pub(crate) mod stream;
 

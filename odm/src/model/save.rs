@@ -203,8 +203,8 @@ pub(crate) async fn run<T: Document>(
     if crate::wire::server_clock::enabled::<T>() {
         // Only then: a `Database` handle costs allocations and copies.
         let database = doc.model().database();
-        let (snapshot, collection) = (doc.as_stored().map(|s| &**s), doc.model().name());
-        crate::wire::server_clock::restamp::<T>(&mut plan, snapshot, &database, collection).await?;
+        let (tracked, collection) = (doc.tracked(), doc.model().name());
+        crate::wire::server_clock::restamp::<T>(&mut plan, tracked, &database, collection).await?;
     }
     plan.pushes_read = doc.commit_reads_pushes(&plan);
     let mut request = match (doc.stored_id(), doc.target()) {

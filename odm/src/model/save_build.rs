@@ -1,12 +1,12 @@
 //! What one `save()` of a loaded `Doc` builds before the driver sends,
-//! without a server, for the bench that weighs a batch's CPU per `Doc`
-//! against one save's. Not public API.
+//! and commits once it landed, without a server, for the benches that
+//! weigh a save's own CPU. Not public API.
 
 use futures_util::FutureExt;
 
 use crate::model::doc::Doc;
 use crate::model::Document;
-use crate::plan::request::write::{self, Send};
+use crate::plan::request::write::{self, Commit, Send};
 
 /// Does for a loaded `doc` what [`Doc::save`] does before the driver sends
 /// its update: the deleted check and `before_save`, the validators, the
@@ -18,6 +18,18 @@ use crate::plan::request::write::{self, Send};
 /// panics if the save is refused, `doc` is new, or a hook waits on I/O.
 #[doc(hidden)]
 pub fn save_build<T: Document>(doc: &mut Doc<T>) -> usize {
+    build(doc, false)
+}
+
+/// [`save_build`], then what the `Doc` commits when the update landed
+/// (the new snapshot, the version, the stamp, the copy of the value): a
+/// save's own work without the round trip, for the benches.
+#[doc(hidden)]
+pub fn save_landed<T: Document>(doc: &mut Doc<T>) -> usize {
+    build(doc, true)
+}
+
+fn build<T: Document>(doc: &mut Doc<T>, land: bool) -> usize {
     crate::model::save::before_write(doc, None)
         .now_or_never()
         .expect("a hook that waits on nothing")
@@ -28,12 +40,16 @@ pub fn save_build<T: Document>(doc: &mut Doc<T>) -> usize {
     let id = doc.stored_id().expect("a loaded document");
     let target = doc.target().expect("a loaded document");
     let mut request = write::update::<T>(id.clone(), target, doc.version(), plan, None);
-    match &mut request.send {
+    let keys = match &mut request.send {
         Send::Update { filter, update } => {
             let update = crate::codec::new_document::take(update);
             std::hint::black_box(filter.clone());
             update.len()
         }
         _ => 0,
+    };
+    if let (true, Commit::Saved { id, plan, inserted }) = (land, request.commit) {
+        doc.commit(id, plan, inserted);
     }
+    keys
 }

@@ -16,15 +16,15 @@ use mongodb::bson::spec::ElementType;
 use mongodb::bson::{Bson, DateTime, Document as BsonDocument};
 
 use crate::codec::offsets::Offsets;
-use crate::codec::rawser::patch::{self, Patch};
-use crate::codec::rawser::splice::Splice;
-use crate::codec::same::Unchanged;
+use crate::codec::rawser::patch::Patch;
+use crate::codec::rawser::pick;
 use crate::codec::scan::Walk;
 use crate::error::Result;
 use crate::plan::current::Current;
 use crate::plan::diff::{raw_error, Change, Op};
 use crate::plan::filter_terms::fixed_by;
 use crate::plan::request::Plan;
+use crate::plan::tracked::Tracked;
 use crate::plan::update_ops;
 use crate::schema::Schema;
 
@@ -70,11 +70,11 @@ impl Stamp {
 /// Stamps a save plan: on insert both fields, on an update that changes
 /// something `updated_at` (replacing any change the caller made to it).
 /// Nothing for a save that writes nothing, or without `timestamps`.
-/// `snapshot` is the one the plan was made from (see [`write_times`]).
+/// `tracked` is the state the plan was made from (see [`write_times`]).
 pub(crate) fn stamp_plan<T: Schema>(
     is_new: bool,
     current: &mut Current,
-    snapshot: Option<&RawDocument>,
+    tracked: &Tracked,
     changes: &mut Vec<Change>,
 ) -> Result<Option<Stamp>> {
     let Some(ts) = T::__odm_meta().timestamps else {
@@ -89,7 +89,7 @@ pub(crate) fn stamp_plan<T: Schema>(
     if is_new {
         fields.push((ts.created_at, now));
     }
-    write_times(current, snapshot, &fields)?;
+    write_times(current, tracked, &fields)?;
     if !is_new {
         changes.retain(|c| !update_ops::same_or_under(&c.path, ts.updated_at));
         changes.push(Change {
@@ -107,14 +107,10 @@ pub(crate) fn stamp_plan<T: Schema>(
     }))
 }
 
-/// Moves the stamps of a save `plan` (made from `snapshot`) to `at` (the
+/// Moves the stamps of a save `plan` (made from `tracked`) to `at` (the
 /// server's time): in the serialized value, the `updated_at` change and
 /// the stamp put into the value on success.
-pub(crate) fn restamp<T: Schema>(
-    plan: &mut Plan,
-    snapshot: Option<&RawDocument>,
-    at: DateTime,
-) -> Result<()> {
+pub(crate) fn restamp<T: Schema>(plan: &mut Plan, tracked: &Tracked, at: DateTime) -> Result<()> {
     let (Some(ts), Some(stamp)) = (T::__odm_meta().timestamps, plan.stamp.as_mut()) else {
         return Ok(());
     };
@@ -124,7 +120,7 @@ pub(crate) fn restamp<T: Schema>(
         fields.push((ts.created_at, at));
     }
     stamp.updated = at;
-    write_times(&mut plan.current, snapshot, &fields)?;
+    write_times(&mut plan.current, tracked, &fields)?;
     for change in &mut plan.changes {
         if change.path == ts.updated_at {
             change.value = Bson::DateTime(at);
@@ -133,23 +129,30 @@ pub(crate) fn restamp<T: Schema>(
     Ok(())
 }
 
-/// Writes the top-level `fields` into `current` as dates. A patch of
-/// `snapshot` (the document the plan was made from) takes each as one
-/// more piece, in place of the snapshot's element: the save stays as
-/// cheap as one without `timestamps`, whatever the document's size. A
-/// whole document whose fields are dates already takes the times in
-/// place (its element offsets hold). Else (a field the document lacks,
-/// or holds as `null`) the whole document is written again with them.
+/// Writes the top-level `fields` into `current` as dates. A patch of the
+/// snapshot `tracked` holds (the document the plan was made from) takes
+/// each as one more piece, in place of the snapshot's element (found
+/// through its offsets, when known): the save stays as cheap as one
+/// without `timestamps`, whatever the document's size. A whole document
+/// whose fields are dates already takes the times in place (its element
+/// offsets hold). Else (a field the document lacks, or holds as `null`)
+/// the whole document is written again with them.
 fn write_times(
     current: &mut Current,
-    snapshot: Option<&RawDocument>,
+    tracked: &Tracked,
     fields: &[(&str, DateTime)],
 ) -> Result<()> {
+    let (snapshot, known) = match tracked {
+        Tracked::Snapshot {
+            snapshot, offsets, ..
+        } => (Some(&**snapshot), offsets.known()),
+        _ => (None, None),
+    };
     let done = match (&mut *current, snapshot) {
         (Current::Patch(patch), Some(snapshot)) => {
-            put_in_patch(patch, snapshot.as_bytes(), fields)?
+            put_in_patch(patch, (snapshot.as_bytes(), known), fields)?
         }
-        (Current::Whole(doc, _), _) => put_in_place(doc, fields)?,
+        (Current::Whole(doc, offsets), _) => put_in_place(doc, offsets.known(), fields)?,
         (Current::Patch(_), None) => false,
     };
     if !done {
@@ -159,9 +162,13 @@ fn write_times(
     Ok(())
 }
 
-/// [`write_times`] of a patch of `snapshot`: `false` (nothing done) when the
-/// snapshot lacks a field.
-fn put_in_patch(patch: &mut Patch, snapshot: &[u8], fields: &[(&str, DateTime)]) -> Result<bool> {
+/// [`write_times`] of a patch of `snapshot`: `false` (nothing done) when
+/// the snapshot lacks a field.
+fn put_in_patch(
+    patch: &mut Patch,
+    snapshot: Bytes<'_>,
+    fields: &[(&str, DateTime)],
+) -> Result<bool> {
     let mut found = Vec::with_capacity(fields.len());
     for (name, at) in fields {
         match element(snapshot, name)? {
@@ -175,12 +182,16 @@ fn put_in_patch(patch: &mut Patch, snapshot: &[u8], fields: &[(&str, DateTime)])
     Ok(true)
 }
 
-/// [`write_times`] of a whole document, in place: `false` (nothing done)
-/// unless every field is a date in it.
-fn put_in_place(doc: &mut RawDocumentBuf, fields: &[(&str, DateTime)]) -> Result<bool> {
+/// [`write_times`] of a whole document (`known` its element offsets), in
+/// place: `false` (nothing done) unless every field is a date in it.
+fn put_in_place(
+    doc: &mut RawDocumentBuf,
+    known: Option<&[u32]>,
+    fields: &[(&str, DateTime)],
+) -> Result<bool> {
     let mut found = Vec::with_capacity(fields.len());
     for (name, at) in fields {
-        match element(doc.as_bytes(), name)? {
+        match element((doc.as_bytes(), known), name)? {
             Some((range, true)) => found.push((range.end - 8, *at)),
             _ => return Ok(false),
         }
@@ -217,9 +228,28 @@ fn with_fields(raw: &RawDocumentBuf, fields: &[(&str, DateTime)]) -> Result<RawD
     Ok(out)
 }
 
+/// A document's bytes, and where its elements start (then its end), when
+/// known (`codec::offsets`).
+type Bytes<'a> = (&'a [u8], Option<&'a [u32]>);
+
 /// Where the top-level element `key` of `doc` is (type, key and value),
-/// and whether it is a date.
-fn element(doc: &[u8], key: &str) -> Result<Option<(Range<usize>, bool)>> {
+/// and whether it is a date: its keys compared at the known offsets, else
+/// found by a walk.
+fn element((doc, known): Bytes<'_>, key: &str) -> Result<Option<(Range<usize>, bool)>> {
+    if let Some(starts) = known {
+        let key = key.as_bytes();
+        for pair in starts.windows(2) {
+            let (start, end) = (pair[0] as usize, pair[1] as usize);
+            // The key's NUL where this key would end, then the key: most
+            // elements fail on the first byte looked at.
+            let name = start + 1..start + 1 + key.len();
+            if doc.get(name.end) == Some(&0) && doc.get(name) == Some(key) {
+                let date = doc[start] == ElementType::DateTime as u8;
+                return Ok(Some((start..end, date)));
+            }
+        }
+        return Ok(None);
+    }
     let mut walk = Walk::new(doc)?;
     loop {
         let start = walk.at();
@@ -247,38 +277,35 @@ fn date_element(key: &str, at: DateTime) -> Vec<u8> {
 /// After a save of a model with `timestamps` landed and its stamp was put
 /// into `value`: whether `value` now serializes as `snapshot` (the plan's
 /// value with the stamps written in, `offsets` its element offsets, when
-/// known) holds it, its stamp fields checked (serialized again and
-/// compared), the others known to (the plan serialized them, or found
-/// them unchanged). Then `snapshot` is the new snapshot as it is, and the
-/// answer is the stamp fields (bit `i`: field `i` in `__odm_tracked`
-/// order), which the copy of the value no longer holds. `None` when a
-/// field's type serializes the stamp otherwise, or the value cannot be
-/// checked so: the value is serialized whole again.
+/// known) holds it. Its stamp fields are written again and compared with
+/// the snapshot's elements; the others are known to (the plan serialized
+/// them, or found them unchanged). Then `snapshot` is the new snapshot as
+/// it is, and the answer is the stamp fields (bit `i`: field `i` in
+/// `__odm_tracked` order), which the copy of the value no longer holds.
+/// `None` when a field's type serializes the stamp otherwise, or the
+/// value cannot be checked so: the value is serialized whole again.
 pub(crate) fn stamped_as_planned<T: Schema>(
     value: &T,
     snapshot: &RawDocument,
     offsets: &Offsets,
 ) -> Option<u128> {
     let ts = T::__odm_meta().timestamps?;
+    let keys = [ts.updated_at, ts.created_at];
     let names = T::__odm_tracked();
-    let index = |name: &str| names.iter().position(|n| *n == name).filter(|&i| i < 128);
-    let stamped = (1u128 << index(ts.updated_at)?) | (1u128 << index(ts.created_at)?);
-    let all = match names.len() {
-        n if n >= 128 => u128::MAX,
-        n => (1u128 << n) - 1,
-    };
-    let unchanged = Unchanged {
-        fields: all & !stamped,
-        prefixes: Vec::new(),
-    };
-    let splice = Splice {
-        from: snapshot.as_bytes(),
-        names,
-        unchanged: &unchanged,
-    };
-    // Nothing is known appended to: no tail is asked for.
-    let patch = patch::to_patch(value, &splice, offsets, &|_, _, _| None)?;
-    patch.pieces.is_empty().then_some(stamped)
+    let mut stamped = 0u128;
+    for key in keys {
+        let i = names.iter().position(|n| *n == key).filter(|&i| i < 128)?;
+        stamped |= 1 << i;
+    }
+    let picked = pick::pick(value, &keys)?;
+    let doc = (snapshot.as_bytes(), offsets.known());
+    for (i, key) in keys.iter().enumerate() {
+        let held = element(doc, key).ok()?.map(|(at, _)| &doc.0[at]);
+        if picked.element(i) != held {
+            return None;
+        }
+    }
+    Some(stamped)
 }
 
 /// Adds `$set: {updated_at: now}` (and, for an upsert of `filter`,

@@ -15,7 +15,22 @@ fn at(ms: i64) -> DateTime {
 
 /// Where `key`'s element is in `doc`.
 fn range(doc: &RawDocumentBuf, key: &str) -> Range<usize> {
-    element(doc.as_bytes(), key).unwrap().unwrap().0
+    element((doc.as_bytes(), None), key).unwrap().unwrap().0
+}
+
+/// A `Doc`'s state with `snapshot`, its offsets `known` or not.
+fn tracked(snapshot: &RawDocumentBuf, known: bool) -> Tracked {
+    let offsets = match known {
+        true => Offsets::of_starts(offsets::starts(snapshot.as_bytes()).unwrap()),
+        false => Offsets::new(),
+    };
+    Tracked::Snapshot {
+        id: Bson::Int32(1),
+        snapshot: snapshot.clone(),
+        offsets,
+        missing: crate::plan::diff::Missing::new(),
+        base: None,
+    }
 }
 
 fn snapshot() -> RawDocumentBuf {
@@ -24,6 +39,12 @@ fn snapshot() -> RawDocumentBuf {
 
 #[test]
 fn a_patch_takes_the_stamp_as_one_more_piece_in_the_document_s_order() {
+    for known in [false, true] {
+        patch_takes_the_stamp(known);
+    }
+}
+
+fn patch_takes_the_stamp(known: bool) {
     let snap = snapshot();
     // The value changed `tags` and `z`; the stamp goes between them.
     let mut patch = Patch {
@@ -33,7 +54,12 @@ fn a_patch_takes_the_stamp_as_one_more_piece_in_the_document_s_order() {
     patch.put(range(&snap, "z"), &elem(rawdoc! { "z": "five" }));
     patch.put(range(&snap, "tags"), &elem(rawdoc! { "tags": ["x", "y"] }));
     let mut current = Current::Patch(patch);
-    write_times(&mut current, Some(&snap), &[("updatedAt", at(99))]).unwrap();
+    write_times(
+        &mut current,
+        &tracked(&snap, known),
+        &[("updatedAt", at(99))],
+    )
+    .unwrap();
     let Current::Patch(patch) = &current else {
         panic!("still a patch: {current:?}");
     };
@@ -63,9 +89,14 @@ fn a_stamp_replaces_a_piece_of_the_same_field_and_a_second_stamp_the_first() {
     let old = range(&snap, "updatedAt");
     patch.put(old, &elem(rawdoc! { "updatedAt": null }));
     let mut current = Current::Patch(patch);
-    write_times(&mut current, Some(&snap), &[("updatedAt", at(7))]).unwrap();
+    write_times(&mut current, &tracked(&snap, true), &[("updatedAt", at(7))]).unwrap();
     // A restamp (the server's clock) moves it again.
-    write_times(&mut current, Some(&snap), &[("updatedAt", at(8))]).unwrap();
+    write_times(
+        &mut current,
+        &tracked(&snap, false),
+        &[("updatedAt", at(8))],
+    )
+    .unwrap();
     let Current::Patch(patch) = &current else {
         panic!("still a patch");
     };
@@ -85,7 +116,7 @@ fn a_patch_of_a_snapshot_without_the_field_is_made_whole_with_it_appended() {
     patch.put(range(&snap, "title"), &elem(rawdoc! { "title": "b" }));
     let mut current = Current::Patch(patch);
     let fields = [("updatedAt", at(3)), ("createdAt", at(3))];
-    write_times(&mut current, Some(&snap), &fields).unwrap();
+    write_times(&mut current, &tracked(&snap, true), &fields).unwrap();
     let Current::Whole(doc, offsets) = &current else {
         panic!("made whole: {current:?}");
     };
@@ -100,7 +131,7 @@ fn a_whole_document_holding_dates_takes_the_times_in_place_and_keeps_its_offsets
     let starts = offsets::starts(doc.as_bytes()).unwrap();
     let mut current = Current::Whole(doc, Offsets::of_starts(starts.clone()));
     let fields = [("updatedAt", at(5)), ("createdAt", at(6))];
-    write_times(&mut current, None, &fields).unwrap();
+    write_times(&mut current, &Tracked::New, &fields).unwrap();
     let Current::Whole(doc, offsets) = &current else {
         panic!("whole");
     };
@@ -116,10 +147,10 @@ fn a_whole_document_holding_null_is_written_again_and_changes_nothing_first() {
     let doc = rawdoc! { "_id": 1, "createdAt": at(1), "updatedAt": null };
     let mut bytes = doc.clone();
     let fields = [("createdAt", at(9)), ("updatedAt", at(9))];
-    assert!(!put_in_place(&mut bytes, &fields).unwrap());
+    assert!(!put_in_place(&mut bytes, None, &fields).unwrap());
     assert_eq!(bytes, doc);
     let mut current = Current::Whole(doc, Offsets::new());
-    write_times(&mut current, None, &fields).unwrap();
+    write_times(&mut current, &Tracked::New, &fields).unwrap();
     let expected = rawdoc! { "_id": 1, "createdAt": at(9), "updatedAt": at(9) };
     assert_eq!(current.of_new(), &expected);
 }
@@ -130,10 +161,19 @@ fn a_date_element_is_what_bson_writes() {
         date_element("updatedAt", at(-5)),
         elem(rawdoc! { "updatedAt": at(-5) })
     );
-    assert_eq!(element(snapshot().as_bytes(), "nope").unwrap(), None);
-    let (r, date) = element(snapshot().as_bytes(), "updatedAt")
-        .unwrap()
-        .unwrap();
-    assert!(date);
-    assert_eq!(r.len(), date_element("updatedAt", at(0)).len());
+    let snap = snapshot();
+    let starts = offsets::starts(snap.as_bytes()).unwrap();
+    for known in [None, Some(&starts[..])] {
+        let doc = (snap.as_bytes(), known);
+        assert_eq!(element(doc, "nope").unwrap(), None);
+        // A key that begins another is not it.
+        assert_eq!(element(doc, "updated").unwrap(), None);
+        let (r, date) = element(doc, "updatedAt").unwrap().unwrap();
+        assert!(date);
+        assert_eq!(r.len(), date_element("updatedAt", at(0)).len());
+        assert_eq!(&snap.as_bytes()[r.start + 1..r.start + 10], b"updatedAt");
+        let (r, date) = element(doc, "z").unwrap().unwrap();
+        assert!(!date);
+        assert_eq!(r.end, snap.as_bytes().len() - 1);
+    }
 }

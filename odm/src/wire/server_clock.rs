@@ -10,12 +10,12 @@
 //! `$currentDate` cannot stamp), and nothing is read back after the write.
 //! A save that writes nothing reads no time.
 
-use mongodb::bson::raw::RawDocument;
 use mongodb::bson::{doc, Bson, DateTime};
 use mongodb::Database;
 
 use crate::error::{from_driver, Error, Result};
 use crate::plan::request::Plan;
+use crate::plan::tracked::Tracked;
 use crate::schema::Schema;
 use crate::wire::command_log::Command;
 
@@ -49,17 +49,17 @@ pub(crate) async fn server_now(database: &Database, collection: &str) -> Result<
     }
 }
 
-/// Restamps a save `plan` of `T` (made from `snapshot`) with the server's
+/// Restamps a save `plan` of `T` (made from `tracked`) with the server's
 /// time, when `T` uses it and the plan stamps anything.
 pub(crate) async fn restamp<T: Schema>(
     plan: &mut Plan,
-    snapshot: Option<&RawDocument>,
+    tracked: &Tracked,
     database: &Database,
     collection: &str,
 ) -> Result<()> {
     if enabled::<T>() && plan.stamp.is_some() {
         let at = server_now(database, collection).await?;
-        crate::plan::timestamps::restamp::<T>(plan, snapshot, at)?;
+        crate::plan::timestamps::restamp::<T>(plan, tracked, at)?;
     }
     Ok(())
 }

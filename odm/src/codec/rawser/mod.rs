@@ -402,6 +402,7 @@ mod direct;
 mod leaf;
 pub(crate) mod noting;
 pub(crate) mod patch;
+pub(crate) mod pick;
 mod short;
 pub(crate) mod splice;
 pub(crate) mod tail;

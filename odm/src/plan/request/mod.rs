@@ -143,9 +143,7 @@ pub(crate) fn plan<T: Schema>(
     }
     let is_new = matches!(tracked, Tracked::New);
     let stamp = match meta.timestamps {
-        Some(_) => {
-            timestamps::stamp_plan::<T>(is_new, &mut current, tracked.snapshot(), &mut changes)?
-        }
+        Some(_) => timestamps::stamp_plan::<T>(is_new, &mut current, tracked, &mut changes)?,
         None => None,
     };
     let schema = meta.schema.map(|declared| upgrade::Terms {
