@@ -7,7 +7,8 @@
 //! elements, with the ratio between the two. Floor rows (`common/floor.rs`)
 //! time the same work with `bson` alone and the bare driver's client-side
 //! `update_one`, printed as `odm / floor` ratios (`RATIO SHAPE A/B X`
-//! lines); memory rows (`common/memory.rs`) give the bytes held per tracked
+//! lines); stamped rows (`common/stamped.rs`) a save's own CPU, its
+//! commit included, of M and L with and without `timestamps`; memory rows (`common/memory.rs`) give the bytes held per tracked
 //! `Doc` and per plain value (`MEM SHAPE ROW BYTES` lines).
 //!
 //! `cargo bench --bench shapes [-- FILTER...]` prints a table, then one
@@ -36,7 +37,8 @@ use common::apply::check_save;
 use common::floor::{counter_request, lsid, update_one_bytes};
 use common::harness::{measure, print, Plan, Row};
 use common::large::{bench_growth, growth, Large};
-use common::{article, comment, small, stored, Article, Comment, Rng, Small};
+use common::stamped::{bench_stamped, print_stamped};
+use common::{article, comment, small, stored, Article, Comment, Rng, Small, StampedArticle};
 use odm::bson::raw::RawDocumentBuf;
 use odm::bson::Document as BsonDocument;
 use odm::prelude::*;
@@ -318,9 +320,13 @@ fn main() {
         bench_floor(&plan, &mut rows, &mut held, "M", &articles, &m, set_article);
         bench_article(&plan, &mut rows, "L", &articles, &l, &extra);
         bench_floor(&plan, &mut rows, &mut held, "L", &articles, &l, set_article);
+        let stamped = StampedArticle::model(&db);
+        bench_stamped(&plan, &mut rows, "M", (&articles, &stamped), &m);
+        bench_stamped(&plan, &mut rows, "L", (&articles, &stamped), &l);
         bench_growth(&plan, &mut rows, &Large::model(&db));
         print(&rows, &sizes, &growth(plan.quick));
         print_floors(&rows, &held);
+        print_stamped(&rows);
 
         client.shutdown().await;
     });

@@ -7,6 +7,7 @@ pub mod apply;
 pub mod floor;
 pub mod harness;
 pub mod large;
+pub mod stamped;
 
 use odm::bson::raw::RawDocumentBuf;
 use odm::bson::DateTime;
@@ -67,36 +68,57 @@ pub struct Comment {
     pub likes: i32,
 }
 
-/// Shapes M and L: 20 scalar fields, comments and tags.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
-#[odm(collection = "bench_article", optimistic_concurrency)]
-#[serde(rename_all = "camelCase")]
-pub struct Article {
-    #[serde(rename = "_id")]
-    pub id: ObjectId,
-    pub title: String,
-    pub slug: String,
-    pub author: String,
-    pub email: String,
-    pub category: String,
-    pub summary: String,
-    pub body: String,
-    pub lang: String,
-    pub status: String,
-    pub source: String,
-    pub views: i32,
-    pub score: f64,
-    pub rating: i32,
-    pub counter: i32,
-    pub word_count: i32,
-    pub published: bool,
-    pub featured: bool,
-    pub archived: bool,
-    pub created_at: DateTime,
-    pub updated_at: DateTime,
-    pub comments: Vec<Comment>,
-    pub tags: Vec<String>,
+/// The model of shapes M and L, named `$name`, stored in `$collection`,
+/// with `$extra` model attributes: one list of fields for [`Article`]
+/// and [`StampedArticle`].
+macro_rules! article_model {
+    ($(#[$doc:meta])* $name:ident, $collection:literal $(, $extra:ident)?) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+        #[odm(collection = $collection, optimistic_concurrency $(, $extra)?)]
+        #[serde(rename_all = "camelCase")]
+        pub struct $name {
+            #[serde(rename = "_id")]
+            pub id: ObjectId,
+            pub title: String,
+            pub slug: String,
+            pub author: String,
+            pub email: String,
+            pub category: String,
+            pub summary: String,
+            pub body: String,
+            pub lang: String,
+            pub status: String,
+            pub source: String,
+            pub views: i32,
+            pub score: f64,
+            pub rating: i32,
+            pub counter: i32,
+            pub word_count: i32,
+            pub published: bool,
+            pub featured: bool,
+            pub archived: bool,
+            pub created_at: DateTime,
+            pub updated_at: DateTime,
+            pub comments: Vec<Comment>,
+            pub tags: Vec<String>,
+        }
+    };
 }
+
+article_model!(
+    /// Shapes M and L: 20 scalar fields, comments and tags.
+    Article,
+    "bench_article"
+);
+
+article_model!(
+    /// [`Article`] under `#[odm(timestamps)]`: its `createdAt` and
+    /// `updatedAt` are written by odm (`benches/shapes.rs`, stamped rows).
+    StampedArticle,
+    "bench_stamped",
+    timestamps
+);
 
 pub fn small(rng: &mut Rng) -> Small {
     Small {
