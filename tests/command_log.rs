@@ -51,8 +51,11 @@ impl Capture {
         }
     }
 
-    /// The `odm::command` events so far, and forget them.
+    /// The `odm::command` events so far, and forget them. Called inside
+    /// the capture's scope, where it first has `tracing` compute every
+    /// callsite's cached interest again (see [`fresh_interest`]).
     fn take(&self) -> Vec<Captured> {
+        fresh_interest();
         let mut events = self.events.lock().unwrap();
         let commands = events
             .iter()
@@ -62,6 +65,17 @@ impl Capture {
         events.clear();
         commands
     }
+}
+
+/// Has `tracing` compute every callsite's cached interest again, from
+/// inside a capture's scope. A callsite first reached on a thread outside
+/// any capture's scope (another test's, or this one's before its scope)
+/// while only one capture is alive in the process caches the interest of
+/// that thread's dispatcher, which wants nothing: its events would never
+/// reach the capture. By the time a test takes its first events, every
+/// callsite it reached is registered, so the events after reach it.
+fn fresh_interest() {
+    tracing::callsite::rebuild_interest_cache();
 }
 
 struct Fields<'a>(&'a mut BTreeMap<String, String>);

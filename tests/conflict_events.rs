@@ -63,7 +63,13 @@ struct Capture {
 }
 
 impl Capture {
+    /// The events so far, and forget them. Called inside the capture's
+    /// scope, where it first has `tracing` compute every callsite's cached
+    /// interest again: a callsite first reached on a thread outside any
+    /// capture's scope while only one capture was alive caches that
+    /// thread's "never" (see `tests/command_log.rs`, `fresh_interest`).
     fn take(&self) -> Vec<Captured> {
+        tracing::callsite::rebuild_interest_cache();
         std::mem::take(&mut *self.events.lock().unwrap())
     }
 }
