@@ -160,3 +160,69 @@ async fn a_stored_document_without_the_stamp_gets_it_on_its_next_save() {
     }
     t.finish().await;
 }
+
+/// Stamps serde skips while unset: a new document stores them appended
+/// after the other fields, where an update's `$set` puts them too.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
+#[odm(collection = "stamped_notes", optimistic_concurrency, timestamps)]
+#[serde(rename_all = "camelCase")]
+struct Note {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    created_at: Option<DateTime>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    updated_at: Option<DateTime>,
+    text: String,
+    #[serde(serialize_with = "counted::counted")]
+    lines: Vec<String>,
+}
+
+#[tokio::test]
+async fn stamps_serde_skips_while_unset_are_added_and_then_patched() {
+    let t = TestDb::new().await;
+    let notes = Note::model(&t.db);
+    let note = Note {
+        id: ObjectId::new(),
+        created_at: None,
+        updated_at: None,
+        text: "a".into(),
+        lines: vec!["x".into(); 20],
+    };
+    let mut doc = notes.create(note).await.unwrap();
+    assert!(doc.created_at.is_some() && doc.updated_at.is_some());
+    assert_stored_is(&notes, &doc).await;
+    let f = Note::fields();
+    for n in 0..4 {
+        *doc.field_mut(f.text()) = format!("t{n}");
+        doc.save().await.unwrap();
+        assert_stored_is(&notes, &doc).await;
+    }
+    // Once the snapshot holds the fields where the value writes them, a
+    // save serializes only what it reached.
+    *doc.field_mut(f.text()) = "last".into();
+    doc.save().await.unwrap();
+    assert_eq!(written(), 0, "the lines were serialized");
+    assert_stored_is(&notes, &doc).await;
+    // A stored document without the stamps gets them on its next save.
+    let mut other = notes.find_by_id(doc.id).await.unwrap().unwrap();
+    let raw = t.db.collection::<odm::bson::Document>("stamped_notes");
+    raw.update_one(
+        doc! { "_id": doc.id },
+        doc! { "$unset": { "createdAt": "", "updatedAt": "" } },
+    )
+    .await
+    .unwrap();
+    let mut fresh = notes.find_by_id(doc.id).await.unwrap().unwrap();
+    assert_eq!(fresh.updated_at, None);
+    for n in 0..3 {
+        fresh.text = format!("f{n}");
+        fresh.save().await.unwrap();
+        assert!(fresh.updated_at.is_some() && fresh.created_at.is_none());
+        assert_stored_is(&notes, &fresh).await;
+    }
+    // The copy loaded before is stale: refused, and left as it was.
+    other.text = "stale".into();
+    assert!(matches!(other.save().await, Err(Error::Version(_))));
+    t.finish().await;
+}
