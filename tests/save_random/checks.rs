@@ -169,3 +169,38 @@ pub async fn assert_stored_is_memory<S: Shape>(model: &Model<S>, doc: &Doc<S>, w
         "{what}: version"
     );
 }
+
+/// After a save that changed an enum model's kind: every field of the
+/// value is stored (none left to a `#[serde(default)]`), the save checked
+/// and bumped the version, and its update unset every field it removed.
+pub fn check_kind_change<S: Shape>(
+    cx: &Ctx,
+    changes: &Option<(BsonDocument, BsonDocument)>,
+    raw: &BsonDocument,
+    doc: &Doc<S>,
+    who: &str,
+) -> Result<(), Failure> {
+    let (Some(key), Some((filter, update))) = (S::KIND_KEY, changes) else {
+        return Ok(());
+    };
+    let changed = update
+        .get_document("$set")
+        .is_ok_and(|set| set.contains_key(key));
+    if !changed {
+        return Ok(());
+    }
+    let mem = ser(&**doc);
+    if let Some(k) = mem.keys().find(|k| !raw.contains_key(*k)) {
+        return Err(cx.fail(
+            format!("{who}: a change of kind left a field of the new kind unstored [{k:?}]"),
+            format!("memory: {}\n  stored: {}", sd(&mem), sd(raw)),
+        ));
+    }
+    if !filter.contains_key(VERSION_KEY) || !update.contains_key("$inc") {
+        return Err(cx.fail(
+            format!("{who}: a change of kind did not check and bump the version"),
+            show_changes(changes),
+        ));
+    }
+    Ok(())
+}

@@ -7,12 +7,16 @@ use odm::bson::{Bson, Document as BsonDocument};
 use odm::prelude::*;
 use odm_testing::update::apply;
 
-use crate::save_random::checks::{check_saved, load, partial_field, raw_stored, ser, VERSION_KEY};
+use crate::save_random::checks::{
+    check_kind_change, check_saved, load, partial_field, raw_stored, ser, VERSION_KEY,
+};
 use crate::save_random::compare::{diff_path, kind_path, same_changes, same_doc};
 use crate::save_random::generator::Rng;
+use crate::save_random::mutations::{maybe_as_if_reached, mutate_some};
 use crate::save_random::shapes::{Insert, Shape, Spot};
 use crate::save_random::show::{err_kind, sd, short, show_changes};
 use crate::save_random::stale::{check_elements, check_merge, check_positional, check_rewrites};
+use crate::save_random::stamps::{self, Clock};
 
 pub struct Failure {
     pub shape: &'static str,
@@ -32,7 +36,7 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    fn log(&mut self, line: String) {
+    pub fn log(&mut self, line: String) {
         self.log.push(line);
     }
 
@@ -54,71 +58,6 @@ impl Ctx {
             text,
         }
     }
-}
-
-/// 1-3 random changes to `value`, logged.
-fn mutate_some<S: Shape>(cx: &mut Ctx, rng: &mut Rng, value: &mut S, who: &str) {
-    let n = 1 + rng.below(3);
-    let muts: Vec<String> = (0..n).map(|_| value.mutate(rng)).collect();
-    cx.log(format!("{who} changes: {}", muts.join("; ")));
-}
-
-/// Half the time, makes `doc` count as changed only in the top-level
-/// fields whose bytes differ from `before` (its value before the change)
-/// and a few others, as `Doc::field_mut` would have it: its save then
-/// skips every other field without looking.
-fn maybe_as_if_reached<S: Shape>(
-    cx: &mut Ctx,
-    rng: &mut Rng,
-    doc: &mut Doc<S>,
-    before: &BsonDocument,
-    who: &str,
-) {
-    if !rng.chance(50) {
-        return;
-    }
-    let after = ser(&**doc);
-    let bytes = |d: &BsonDocument, k: &str| {
-        d.get(k).map(|v| {
-            let mut one = BsonDocument::new();
-            one.insert(k, v.clone());
-            odm::bson::to_vec(&one).expect("a document serializes")
-        })
-    };
-    let mut names: Vec<&str> = Vec::new();
-    let mut appended: Vec<(&str, usize)> = Vec::new();
-    for key in before.keys().chain(after.keys()) {
-        let extra = rng.chance(10);
-        let seen = names.contains(&key.as_str()) || appended.iter().any(|(k, _)| k == key);
-        if seen || !(extra || bytes(before, key) != bytes(&after, key)) {
-            continue;
-        }
-        // An array whose stored elements are its first ones, half the
-        // time counted as only appended to (`Doc::push`).
-        match appended_to(before, &after, key) {
-            Some(n) if rng.chance(50) => appended.push((key, n)),
-            _ => names.push(key),
-        }
-    }
-    cx.log(format!(
-        "{who} counts as reached in: {names:?}, appended to in: {appended:?}"
-    ));
-    odm::__private::reached_only(doc, &names, &appended);
-}
-
-/// The length of `key`'s array in `before` when `after` holds it with
-/// elements added after all of them (compared as bytes), else `None`.
-fn appended_to(before: &BsonDocument, after: &BsonDocument, key: &str) -> Option<usize> {
-    let (Ok(old), Ok(new)) = (before.get_array(key), after.get_array(key)) else {
-        return None;
-    };
-    let bytes = |v: &Bson| {
-        let mut one = BsonDocument::new();
-        one.insert("v", v.clone());
-        odm::bson::to_vec(&one).expect("a document serializes")
-    };
-    let kept = old.iter().zip(new).all(|(a, b)| bytes(a) == bytes(b));
-    (new.len() > old.len() && kept).then_some(old.len())
 }
 
 /// Changes `doc` and saves it as the only writer; returns the raw stored
@@ -177,6 +116,8 @@ async fn save_single_as<S: Shape>(
     let changes = doc.changes();
     cx.log(format!("{who} sends: {}", show_changes(&changes)));
     cx.step += 1;
+    let pre = ser(&**doc);
+    let clock = Clock::start(model).await;
     if let Err(e) = doc.save().await {
         let raw = raw_stored(model, id).await;
         return Err(cx.fail(
@@ -190,43 +131,10 @@ async fn save_single_as<S: Shape>(
         ));
     }
     let raw = check_saved(cx, model, id, doc, who).await?;
+    let update = changes.as_ref().map(|(_, u)| u);
+    stamps::check_save::<S>(cx, who, &pre, update, &raw, &clock).await?;
     check_kind_change::<S>(cx, &changes, &raw, doc, who)?;
     Ok((raw, spot))
-}
-
-/// After a save that changed an enum model's kind: every field of the
-/// value is stored (none left to a `#[serde(default)]`), the save checked
-/// and bumped the version, and its update unset every field it removed.
-fn check_kind_change<S: Shape>(
-    cx: &Ctx,
-    changes: &Option<(BsonDocument, BsonDocument)>,
-    raw: &BsonDocument,
-    doc: &Doc<S>,
-    who: &str,
-) -> Result<(), Failure> {
-    let (Some(key), Some((filter, update))) = (S::KIND_KEY, changes) else {
-        return Ok(());
-    };
-    let changed = update
-        .get_document("$set")
-        .is_ok_and(|set| set.contains_key(key));
-    if !changed {
-        return Ok(());
-    }
-    let mem = ser(&**doc);
-    if let Some(k) = mem.keys().find(|k| !raw.contains_key(*k)) {
-        return Err(cx.fail(
-            format!("{who}: a change of kind left a field of the new kind unstored [{k:?}]"),
-            format!("memory: {}\n  stored: {}", sd(&mem), sd(raw)),
-        ));
-    }
-    if !filter.contains_key(VERSION_KEY) || !update.contains_key("$inc") {
-        return Err(cx.fail(
-            format!("{who}: a change of kind did not check and bump the version"),
-            show_changes(changes),
-        ));
-    }
-    Ok(())
 }
 
 pub async fn insert<S: Shape>(
@@ -238,6 +146,7 @@ pub async fn insert<S: Shape>(
     match S::INSERT {
         Insert::Create => {
             cx.log(format!("create {:?}", value));
+            let clock = Clock::start(model).await;
             let d = model
                 .create(value)
                 .await
@@ -245,6 +154,10 @@ pub async fn insert<S: Shape>(
             let id = d
                 .id()
                 .map_err(|e| cx.fail("Doc::id() failed after create", short(e)))?;
+            if S::STAMPS.is_some() {
+                let raw = check_saved(cx, model, &id, &d, "create").await?;
+                stamps::check_insert::<S>(cx, &raw, &clock).await?;
+            }
             Ok((id, None))
         }
         Insert::RawWithout(fields) => {
@@ -333,13 +246,16 @@ pub async fn history<S: Shape>(model: Model<S>, seed: u64) -> Result<(), Failure
                 cx.log("A: increment(), saved untouched".into());
                 a.increment();
                 cx.step += 1;
+                let (pre, changes, clock) = (ser(&*a), a.changes(), Clock::start(model).await);
                 if let Err(e) = a.save().await {
                     return Err(cx.fail(
                         format!("A: untouched save failed ({})", err_kind(&e)),
                         short(e),
                     ));
                 }
-                check_saved(&cx, model, &id, &a, "A").await?;
+                let raw = check_saved(&cx, model, &id, &a, "A").await?;
+                let update = changes.as_ref().map(|(_, u)| u);
+                stamps::check_save::<S>(&cx, "A", &pre, update, &raw, &clock).await?;
             }
             for _ in 0..1 + rng.below(2) {
                 save_single(&mut cx, &mut rng, model, &id, &mut a, "A").await?;
@@ -408,6 +324,7 @@ pub async fn history<S: Shape>(model: Model<S>, seed: u64) -> Result<(), Failure
             None => None,
         };
         cx.step += 1;
+        let clock = Clock::start(model).await;
         let result = b.save().await;
         let after = raw_stored(model, &id).await.expect("stored");
         let ctx_text = || {
@@ -426,7 +343,10 @@ pub async fn history<S: Shape>(model: Model<S>, seed: u64) -> Result<(), Failure
                         ctx_text(),
                     ));
                 }
-                if !same_changes(&b.changes(), &b_changes) {
+                // Less the stamp, whose time `changes()` takes anew.
+                let (now, stamped) = stamps::unstamped::<S>(b.changes());
+                let (then, was) = stamps::unstamped::<S>(b_changes.clone());
+                if !same_changes(&now, &then) || stamped != was {
                     return Err(cx.fail(
                         "stale B: Error::Version, but its pending changes changed",
                         format!("now {}\n  {}", show_changes(&b.changes()), ctx_text()),
@@ -438,6 +358,7 @@ pub async fn history<S: Shape>(model: Model<S>, seed: u64) -> Result<(), Failure
                         format!("{b_version:?} -> {:?}", b.version()),
                     ));
                 }
+                stamps::refused_untouched::<S>(&cx, &b_doc, &ser(&*b))?;
                 if matched == Some(1) {
                     return Err(cx.fail(
                         "stale B: Error::Version although its filter matches the stored document",
@@ -465,7 +386,7 @@ pub async fn history<S: Shape>(model: Model<S>, seed: u64) -> Result<(), Failure
                         ctx_text(),
                     ));
                 }
-                let (expected, bumped) = match &b_changes {
+                let (mut expected, bumped) = match &b_changes {
                     Some((_, update)) => (
                         apply(&pre_b, update).map_err(|e| {
                             cx.fail(
@@ -477,6 +398,11 @@ pub async fn history<S: Shape>(model: Model<S>, seed: u64) -> Result<(), Failure
                     ),
                     None => (pre_b.clone(), false),
                 };
+                if let Some((_, update)) = &b_changes {
+                    let b_now = ser(&*b);
+                    stamps::stale_landed::<S>(&cx, update, &b_now, &after, &mut expected, &clock)
+                        .await?;
+                }
                 if let Some(p) = diff_path(
                     Some(&Bson::Document(after.clone())),
                     Some(&Bson::Document(expected.clone())),
@@ -527,7 +453,9 @@ pub async fn history<S: Shape>(model: Model<S>, seed: u64) -> Result<(), Failure
                     .collect();
                 keys.sort();
                 keys.dedup();
-                for k in keys {
+                // The stamp is the last save's time (`stale_landed`).
+                let stamp = S::STAMPS.map(|st| st.updated);
+                for k in keys.into_iter().filter(|k| Some(k.as_str()) != stamp) {
                     check_merge(
                         &format!("{k:?}"),
                         [orig.get(k), a_doc.get(k), b_doc.get(k), stored.get(k)],

@@ -1,6 +1,7 @@
 //! Save correctness under random histories (issue 9): a seeded generator of
-//! mutations over eleven model shapes (two of them enum models, whose
-//! changes include changes of kind), with a second, stale copy interleaved.
+//! mutations over fourteen model shapes (two of them enum models, whose
+//! changes include changes of kind, two with `timestamps`), with a second,
+//! stale copy interleaved.
 //!
 //! After every save: the stored document, loaded fresh, equals the in-memory
 //! value bit for bit (`-0.0` is not `0.0`, `Int32 1` is not `1.0`), the
@@ -10,9 +11,20 @@
 //! would (the update interpreter, `odm_testing::update`), without losing a
 //! saved write of the other copy beyond what save-rules.md allows.
 //!
-//! A tenth shape (`shapes/versioned.rs`, issue 31) stores each document
+//! One shape (`shapes/versioned.rs`, issue 31) stores each document
 //! as an older release of its model did (schema versions 0 to 3): loads
 //! upgrade it, and the first save writes the upgrade with the edits.
+//!
+//! Two shapes (`shapes/stamped.rs`) declare `#[odm(timestamps)]`, one with
+//! the application's clock, one with the server's (`server_clock`, renamed
+//! fields, `optimistic_concurrency`); their changes sometimes set a stamp
+//! field by hand. Beside stored == memory, every save is checked as a
+//! stamp (`stamps.rs`): `create` writes both fields with one time, a save
+//! that writes `$set`s `updatedAt` to a time taken during it (a hand-set
+//! one replaced), one that writes nothing stamps nothing, `createdAt` is
+//! never stamped again. A stale copy's stamp overwriting the other copy's
+//! is the later save's time, not a lost write: the stale checks compare
+//! `updatedAt` as a stamp and every other field as before.
 //!
 //! `ODM_RANDOM_SEED` (decimal or `0x` hex) repeats a run: history 0 of every
 //! shape uses that seed, history `i` `splitmix64(seed + i)`; a failure
@@ -32,10 +44,12 @@
 //! in issue 9 (their bodies are in `regressions.rs`).
 //!
 //! The files: `shapes/` (one file per model shape), `generator.rs` (the
-//! seeded draws), `history.rs` (one history), `checks.rs` (stored ==
-//! memory), `stale.rs` (what a stale save may do to the other copy's
-//! writes), `compare.rs` and `show.rs` (BSON equality and printing),
-//! `run.rs` (seed, workers, the failure report), `regressions.rs`.
+//! seeded draws), `history.rs` (one history), `mutations.rs` (a copy's
+//! changes before a save), `checks.rs` (stored == memory), `stale.rs`
+//! (what a stale save may do to the other copy's writes), `stamps.rs` (the
+//! `timestamps` fields), `compare.rs` and `show.rs` (BSON equality and
+//! printing), `run.rs` (seed, workers, the failure report),
+//! `regressions.rs`.
 
 use crate::common;
 
@@ -43,16 +57,18 @@ mod checks;
 mod compare;
 mod generator;
 mod history;
+mod mutations;
 mod regressions;
 mod run;
 mod shapes;
 mod show;
 mod stale;
+mod stamps;
 
 use run::run;
 use shapes::{
     Defaults, Floats, Grids, Kinds, KindsOc, Maps, MongoosePost, Nested, NestedOc, OptionId,
-    SubDocs, Versioned,
+    Stamped, StampedOc, SubDocs, Versioned,
 };
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -119,6 +135,20 @@ async fn random_kinds_optimistic() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn random_older_schema_versions() {
     run::<Versioned>().await;
+}
+
+/// `#[odm(timestamps)]`: every save that writes stamps `updatedAt`, a
+/// date set by hand in it included, from the application's clock.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_timestamps() {
+    run::<Stamped>().await;
+}
+
+/// `timestamps(server_clock)` with renamed fields, under
+/// `optimistic_concurrency`: the stamps are the server's time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_timestamps_server_clock() {
+    run::<StampedOc>().await;
 }
 
 // ---------------------------------------------------------------------------

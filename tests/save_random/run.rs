@@ -12,7 +12,7 @@ use odm_testing::TestDb;
 use crate::save_random::history::{history, Failure};
 use crate::save_random::shapes::Shape;
 
-const SHAPES: usize = 12;
+const SHAPES: usize = 14;
 const WORKERS: usize = 4;
 const DEFAULT_HISTORIES: usize = 1000;
 

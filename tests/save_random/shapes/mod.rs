@@ -1,5 +1,6 @@
 //! The model shapes the generator builds and changes, one file each (the
-//! two nested shapes share one), and what a shape tells the history.
+//! two nested shapes share one, as do the two kinds and the two stamped),
+//! and what a shape tells the history.
 
 use std::fmt::Debug;
 
@@ -13,6 +14,7 @@ mod maps;
 mod mongoose;
 mod nested;
 mod option_id;
+mod stamped;
 mod subdocs;
 mod versioned;
 
@@ -24,6 +26,7 @@ pub use maps::Maps;
 pub use mongoose::MongoosePost;
 pub use nested::{Nested, NestedOc};
 pub use option_id::OptionId;
+pub use stamped::{Stamped, StampedOc};
 pub use subdocs::{Comment, SubDocs};
 pub use versioned::Versioned;
 
@@ -36,6 +39,10 @@ pub trait Shape: odm::Document + Clone + Debug {
     /// An enum model's kind key: a save that writes it (a change of kind)
     /// must leave every field of the value stored, none left to a default.
     const KIND_KEY: Option<&'static str> = None;
+    /// A `timestamps` model's two stored fields: `create` writes both, every
+    /// save that writes something sets `updated` to its own time (whatever
+    /// the value held), so the history checks them as stamps (`stamps.rs`).
+    const STAMPS: Option<Stamps> = None;
     fn generate(rng: &mut Rng) -> Self;
     /// One random change, described.
     fn mutate(&mut self, rng: &mut Rng) -> String;
@@ -69,6 +76,15 @@ pub trait Shape: odm::Document + Clone + Debug {
     fn older(&self, _rng: &mut Rng) -> (u32, odm::bson::Document) {
         unreachable!("only a shape inserted with Insert::Older stores older versions")
     }
+}
+
+/// The stored names of a `timestamps` model's two fields.
+#[derive(Clone, Copy, Debug)]
+pub struct Stamps {
+    pub created: &'static str,
+    pub updated: &'static str,
+    /// `timestamps(server_clock)`: the times are the server's.
+    pub server_clock: bool,
 }
 
 /// An element of one of a shape's arrays: which array (the shape's own
