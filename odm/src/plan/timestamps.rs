@@ -4,9 +4,10 @@
 //! Saves stamp the serialized value (the plan), never the value itself: the
 //! value takes the new times only when the write succeeds, so a failed save
 //! leaves the `Doc` untouched. A save planned as a patch of the snapshot
-//! stays one: the stamp is one more field of the patch. `upsert` and `claim` add the fields to the
-//! update document. The time is the application's clock, or the server's
-//! with `timestamps(server_clock)` (see `server_clock`).
+//! stays one: the stamp is one more field of the patch. `upsert` and
+//! `claim` add the fields to the update document. The time is the
+//! application's clock, or the server's with `timestamps(server_clock)`
+//! (see `server_clock`).
 
 use std::ops::Range;
 

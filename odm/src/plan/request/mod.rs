@@ -243,10 +243,11 @@ fn changed<T: Schema>(value: &T, tracked: &Tracked, unchanged: &Unchanged) -> Re
 /// as [`changed`] finds, for a value with the snapshot's top-level keys in
 /// its order, of a model whose save needs nothing else of the whole
 /// value: no enum model (its kind), no upgrade on load pending (`plain`),
-/// no paths the store lacks. (A `timestamps` stamp is one more piece of
-/// the patch: `timestamps::stamp_plan`.) `None` otherwise, and when no field is known
-/// unchanged (nothing to skip) or an array is known unchanged in its
-/// first elements and then edited (the splice copies them once).
+/// no paths the store lacks (a `timestamps` stamp is one more piece of
+/// the patch: `timestamps::stamp_plan`). `None` otherwise, and when no
+/// field is known unchanged (nothing to skip) or an array is known
+/// unchanged in its first elements and then edited (the splice copies
+/// them once).
 fn patched<T: Schema>(
     value: &T,
     tracked: &Tracked,
