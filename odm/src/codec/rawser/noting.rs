@@ -7,8 +7,8 @@
 use serde::ser::{self, Serialize};
 
 use super::compound::Struct;
-use super::top::{note_start, EachField, Top};
-use super::{short, GiveUp, Result, Writer};
+use super::top::{note_start, written, EachField, Top};
+use super::{short, Result, Writer};
 
 /// The bytes of `value` as [`to_vec`](super::to_vec) writes them, and
 /// where each top-level element starts, then where their closing NUL is;
@@ -43,10 +43,7 @@ impl EachField for Noting {
         key: &'static str,
         value: &T,
     ) -> Result<()> {
-        let Struct::Doc(doc) = &*inner else {
-            return Err(GiveUp);
-        };
-        let start = doc.w.bytes.len();
+        let start = written(inner)?;
         ser::SerializeStruct::serialize_field(inner, key, value)?;
         note_start(&mut self.starts, inner, start)
     }

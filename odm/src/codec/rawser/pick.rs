@@ -9,8 +9,8 @@ use std::ops::Range;
 use serde::ser::{self, Serialize};
 
 use super::compound::Struct;
-use super::top::{EachField, Top};
-use super::{GiveUp, Result, Writer};
+use super::top::{written, EachField, Top};
+use super::{Result, Writer};
 
 /// The picked fields of a value, as written.
 #[derive(Debug)]
@@ -73,14 +73,6 @@ impl EachField for Picking<'_> {
             self.found.push((i, start..end));
         }
         Ok(())
-    }
-}
-
-/// How many bytes the top-level struct holds so far.
-fn written(inner: &Struct<'_>) -> Result<usize> {
-    match inner {
-        Struct::Doc(doc) => Ok(doc.w.bytes.len()),
-        Struct::Value(..) => Err(GiveUp),
     }
 }
 

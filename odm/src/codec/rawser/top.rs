@@ -82,11 +82,17 @@ impl<F: EachField> ser::SerializeStruct for Fields<'_, F> {
 /// `inner` starts at `start`, if it wrote one (a field skipped,
 /// `skip_serializing_if`, writes none).
 pub(super) fn note_start(starts: &mut Vec<u32>, inner: &Struct<'_>, start: usize) -> Result<()> {
-    let Struct::Doc(doc) = inner else {
-        return Err(GiveUp);
-    };
-    if doc.w.bytes.len() > start {
+    if written(inner)? > start {
         starts.push(u32::try_from(start).map_err(|_| GiveUp)?);
     }
     Ok(())
+}
+
+/// How many bytes the top-level struct `inner` holds so far: where the
+/// next field's element starts.
+pub(super) fn written(inner: &Struct<'_>) -> Result<usize> {
+    match inner {
+        Struct::Doc(doc) => Ok(doc.w.bytes.len()),
+        Struct::Value(..) => Err(GiveUp),
+    }
 }
