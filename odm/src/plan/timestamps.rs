@@ -27,6 +27,7 @@ use crate::plan::filter_terms::fixed_by;
 use crate::plan::request::Plan;
 use crate::plan::tracked::Tracked;
 use crate::plan::update_ops;
+use crate::schema::meta::Timestamps;
 use crate::schema::Schema;
 
 /// The type of a `timestamps` field: `DateTime` or `Option<DateTime>`, and
@@ -66,6 +67,15 @@ impl Stamp {
     pub(crate) fn apply<T: Schema>(self, value: &mut T) {
         value.__odm_stamp(self.created, self.updated);
     }
+
+    /// The top-level fields of `ts` this stamp writes, with their times.
+    fn fields(self, ts: Timestamps) -> Vec<(&'static str, DateTime)> {
+        let mut fields = vec![(ts.updated_at, self.updated)];
+        if let Some(created) = self.created {
+            fields.push((ts.created_at, created));
+        }
+        fields
+    }
 }
 
 /// Stamps a save plan: on insert both fields, on an update that changes
@@ -85,12 +95,11 @@ pub(crate) fn stamp_plan<T: Schema>(
         return Ok(None);
     }
     let now = DateTime::now();
-    let created = is_new.then_some(now);
-    let mut fields = vec![(ts.updated_at, now)];
-    if is_new {
-        fields.push((ts.created_at, now));
-    }
-    write_times(current, tracked, &fields)?;
+    let stamp = Stamp {
+        created: is_new.then_some(now),
+        updated: now,
+    };
+    write_times(current, tracked, &stamp.fields(ts))?;
     if !is_new {
         changes.retain(|c| !update_ops::same_or_under(&c.path, ts.updated_at));
         changes.push(Change {
@@ -102,10 +111,7 @@ pub(crate) fn stamp_plan<T: Schema>(
             drops: false,
         });
     }
-    Ok(Some(Stamp {
-        created,
-        updated: now,
-    }))
+    Ok(Some(stamp))
 }
 
 /// Moves the stamps of a save `plan` (made from `tracked`) to `at` (the
@@ -115,13 +121,9 @@ pub(crate) fn restamp<T: Schema>(plan: &mut Plan, tracked: &Tracked, at: DateTim
     let (Some(ts), Some(stamp)) = (T::__odm_meta().timestamps, plan.stamp.as_mut()) else {
         return Ok(());
     };
-    let mut fields = vec![(ts.updated_at, at)];
-    if stamp.created.is_some() {
-        stamp.created = Some(at);
-        fields.push((ts.created_at, at));
-    }
+    stamp.created = stamp.created.map(|_| at);
     stamp.updated = at;
-    write_times(&mut plan.current, tracked, &fields)?;
+    write_times(&mut plan.current, tracked, &stamp.fields(ts))?;
     for change in &mut plan.changes {
         if change.path == ts.updated_at {
             change.value = Bson::DateTime(at);
