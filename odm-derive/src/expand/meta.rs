@@ -210,8 +210,13 @@ pub fn schema_version(cont: &Container) -> (TokenStream, TokenStream) {
             current: #version,
         })
     };
+    // The local is named at the call site, as its use below is: spanned
+    // at the path, it would be another binding for hygiene when the
+    // derive runs inside a `macro_rules!` expansion. The rest is spanned
+    // at the path, where a wrong signature is reported.
+    let local = proc_macro2::Ident::new("step", proc_macro2::Span::call_site());
     let step = quote_spanned! {path.span()=>
-        let step: fn(
+        let #local: fn(
             &mut ::odm::__private::BsonDocument,
             u32,
         ) -> ::core::result::Result<(), ::odm::__private::MigrationError> = #path;
