@@ -70,38 +70,15 @@ pub struct SmallV {
     pub created_at: odm::bson::DateTime,
 }
 
-/// M at schema version 1: `Article`'s fields, spelled out (a wrapper
-/// flattening `Article` would decode by another path than the plain load
-/// it is compared with).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
-#[odm(collection = "bench_sv_m", optimistic_concurrency, schema_version = 1, migrate = rename_mail)]
-#[serde(rename_all = "camelCase")]
-pub struct ArticleV {
-    #[serde(rename = "_id")]
-    pub id: ObjectId,
-    pub title: String,
-    pub slug: String,
-    pub author: String,
-    pub email: String,
-    pub category: String,
-    pub summary: String,
-    pub body: String,
-    pub lang: String,
-    pub status: String,
-    pub source: String,
-    pub views: i32,
-    pub score: f64,
-    pub rating: i32,
-    pub counter: i32,
-    pub word_count: i32,
-    pub published: bool,
-    pub featured: bool,
-    pub archived: bool,
-    pub created_at: odm::bson::DateTime,
-    pub updated_at: odm::bson::DateTime,
-    pub comments: Vec<common::Comment>,
-    pub tags: Vec<String>,
-}
+common::article_model!(
+    /// M at schema version 1: `Article`'s fields, from the same list (a
+    /// wrapper flattening `Article` would decode by another path than the
+    /// plain load it is compared with).
+    ArticleV,
+    "bench_sv_m",
+    schema_version = 1,
+    migrate = rename_mail
+);
 
 /// `value` stored at schema version 1 (`__sv: 1`), and at version 0
 /// (`mail` in place of `email`, no `__sv`).

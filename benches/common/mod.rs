@@ -69,17 +69,25 @@ pub struct Comment {
 }
 
 /// The model of shapes M and L, named `$name`, stored in `$collection`,
-/// with `$extra` model attributes: one list of fields for [`Article`]
-/// and [`StampedArticle`].
+/// with the model attributes that follow, if any: one list of fields for
+/// [`Article`], [`StampedArticle`] and `benches/schema.rs`'s versioned
+/// model.
 macro_rules! article_model {
-    ($(#[$doc:meta])* $name:ident, $collection:literal $(, $extra:ident)?) => {
+    ($(#[$doc:meta])* $name:ident, $collection:literal $(, $($extra:tt)+)?) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Document)]
-        #[odm(collection = $collection, optimistic_concurrency $(, $extra)?)]
+        #[derive(
+            Debug,
+            Clone,
+            PartialEq,
+            ::serde::Serialize,
+            ::serde::Deserialize,
+            ::odm::Document
+        )]
+        #[odm(collection = $collection, optimistic_concurrency $(, $($extra)+)?)]
         #[serde(rename_all = "camelCase")]
         pub struct $name {
             #[serde(rename = "_id")]
-            pub id: ObjectId,
+            pub id: ::odm::bson::oid::ObjectId,
             pub title: String,
             pub slug: String,
             pub author: String,
@@ -98,13 +106,16 @@ macro_rules! article_model {
             pub published: bool,
             pub featured: bool,
             pub archived: bool,
-            pub created_at: DateTime,
-            pub updated_at: DateTime,
-            pub comments: Vec<Comment>,
+            pub created_at: ::odm::bson::DateTime,
+            pub updated_at: ::odm::bson::DateTime,
+            pub comments: Vec<$crate::common::Comment>,
             pub tags: Vec<String>,
         }
     };
 }
+// Named by `benches/schema.rs` alone.
+#[allow(unused_imports)]
+pub(crate) use article_model;
 
 article_model!(
     /// Shapes M and L: 20 scalar fields, comments and tags.
