@@ -288,6 +288,14 @@ impl<'a> Walk<'a> {
     }
 }
 
+/// The bytes of the one element of `doc` (type, key and value): what an
+/// element written alone is compared with in tests.
+#[cfg(test)]
+pub(crate) fn only_element(doc: &RawDocumentBuf) -> Vec<u8> {
+    let bytes = doc.as_bytes();
+    bytes[4..bytes.len() - 1].to_vec()
+}
+
 /// How many leading bytes `a` and `b` share.
 pub(crate) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     const CHUNK: usize = 16;

@@ -2,12 +2,7 @@ use mongodb::bson::rawdoc;
 
 use super::*;
 use crate::codec::offsets;
-
-/// The element of a one-element document.
-fn elem(doc: RawDocumentBuf) -> Vec<u8> {
-    let bytes = doc.as_bytes();
-    bytes[4..bytes.len() - 1].to_vec()
-}
+use crate::codec::scan::only_element;
 
 fn at(ms: i64) -> DateTime {
     DateTime::from_millis(ms)
@@ -51,8 +46,11 @@ fn patch_takes_the_stamp(known: bool) {
         written: Vec::new(),
         pieces: Vec::new(),
     };
-    patch.put(range(&snap, "z"), &elem(rawdoc! { "z": "five" }));
-    patch.put(range(&snap, "tags"), &elem(rawdoc! { "tags": ["x", "y"] }));
+    patch.put(range(&snap, "z"), &only_element(&rawdoc! { "z": "five" }));
+    patch.put(
+        range(&snap, "tags"),
+        &only_element(&rawdoc! { "tags": ["x", "y"] }),
+    );
     let mut current = Current::Patch(patch);
     write_times(
         &mut current,
@@ -87,7 +85,7 @@ fn a_stamp_replaces_a_piece_of_the_same_field_and_a_second_stamp_the_first() {
     };
     // The caller set `updatedAt` to null by hand: the stamp wins.
     let old = range(&snap, "updatedAt");
-    patch.put(old, &elem(rawdoc! { "updatedAt": null }));
+    patch.put(old, &only_element(&rawdoc! { "updatedAt": null }));
     let mut current = Current::Patch(patch);
     write_times(&mut current, &tracked(&snap, true), &[("updatedAt", at(7))]).unwrap();
     // A restamp (the server's clock) moves it again.
@@ -113,7 +111,10 @@ fn a_patch_of_a_snapshot_without_the_field_is_made_whole_with_it_appended() {
         written: Vec::new(),
         pieces: Vec::new(),
     };
-    patch.put(range(&snap, "title"), &elem(rawdoc! { "title": "b" }));
+    patch.put(
+        range(&snap, "title"),
+        &only_element(&rawdoc! { "title": "b" }),
+    );
     let mut current = Current::Patch(patch);
     let fields = [("updatedAt", at(3)), ("createdAt", at(3))];
     write_times(&mut current, &tracked(&snap, true), &fields).unwrap();
@@ -159,7 +160,7 @@ fn a_whole_document_holding_null_is_written_again_and_changes_nothing_first() {
 fn a_date_element_is_what_bson_writes() {
     assert_eq!(
         date_element("updatedAt", at(-5)),
-        elem(rawdoc! { "updatedAt": at(-5) })
+        only_element(&rawdoc! { "updatedAt": at(-5) })
     );
     let snap = snapshot();
     let starts = offsets::starts(snap.as_bytes()).unwrap();

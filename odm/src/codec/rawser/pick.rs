@@ -82,6 +82,7 @@ mod tests {
     use serde::Serialize;
 
     use super::pick;
+    use crate::codec::scan::only_element;
 
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
@@ -91,12 +92,6 @@ mod tests {
         updated_at: Option<DateTime>,
         #[serde(skip_serializing_if = "Option::is_none")]
         created_at: Option<DateTime>,
-    }
-
-    /// The element of a one-element document.
-    fn elem(doc: mongodb::bson::RawDocumentBuf) -> Vec<u8> {
-        let bytes = doc.as_bytes();
-        bytes[4..bytes.len() - 1].to_vec()
     }
 
     #[test]
@@ -111,7 +106,7 @@ mod tests {
         let picked = pick(&value, &["createdAt", "updatedAt", "nope"]).unwrap();
         assert_eq!(
             picked.element(1).unwrap(),
-            elem(rawdoc! { "updatedAt": at })
+            only_element(&rawdoc! { "updatedAt": at })
         );
         // Skipped by serde, or no such field: no element.
         assert_eq!(picked.element(0), None);
@@ -123,7 +118,7 @@ mod tests {
         let picked = pick(&none, &["updatedAt"]).unwrap();
         assert_eq!(
             picked.element(0).unwrap(),
-            elem(rawdoc! { "updatedAt": null })
+            only_element(&rawdoc! { "updatedAt": null })
         );
         // Not a struct: not picked.
         assert!(pick(&vec![1], &["a"]).is_none());
