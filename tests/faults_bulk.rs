@@ -303,3 +303,93 @@ async fn pushes_under_each_fault(path: BulkPath) {
     }
     m.finish().await;
 }
+
+/// On the `update` command's path (servers before MongoDB 8.0) the server
+/// says only how many statements matched, and odm reads the documents back
+/// to tell which. Here another writer changes a document whose statement
+/// landed while that read is held up (a `blockConnection` fail point), so
+/// the read cannot tell which of the two statements matched: both are told
+/// in doubt (an error that may have applied), not a version miss (a caller
+/// that reloads on a miss and applies its change again would apply it
+/// twice). Both `Doc`s keep their changes, and a second `bulk_save` applies
+/// nothing twice.
+#[tokio::test]
+async fn a_write_changed_before_it_is_read_back_is_told_in_doubt() {
+    let Some(m) = Monitored::with_fail_points("bulk_unheld").await else {
+        return;
+    };
+    let accounts = Account::model(m.db());
+    let (a, b) = (account(1), account(2));
+    let (a_id, b_id) = (a.id, b.id);
+    accounts.create(a).await.unwrap();
+    accounts.create(b).await.unwrap();
+    let mut docs = vec![
+        accounts.find_by_id(a_id).await.unwrap().unwrap(),
+        accounts.find_by_id(b_id).await.unwrap().unwrap(),
+    ];
+    let raw = accounts.collection();
+    // b's copy is stale: its statement misses.
+    let bump = doc! { "$set": { "score": 7 }, "$inc": { "__v": 1 } };
+    raw.update_one(doc! { "_id": b_id }, bump).await.unwrap();
+    docs[0].score = 1;
+    docs[1].score = 2;
+    m.monitor.clear();
+    let block = doc! { "blockConnection": true, "blockTimeMS": 600 };
+    let fp = m.fail_with(&["find"], 1, block).await;
+    let other_writer = async {
+        for _ in 0..300 {
+            if m.monitor.started("find") >= 1 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        let overwrite = doc! { "$set": { "score": 9 }, "$inc": { "__v": 1 } };
+        raw.update_one(doc! { "_id": a_id }, overwrite)
+            .await
+            .unwrap();
+    };
+    let save = accounts.bulk_save(&mut docs).path(BulkPath::Commands);
+    let (outcomes, ()) = tokio::join!(std::future::IntoFuture::into_future(save), other_writer);
+    fp.off().await;
+    let outcomes = outcomes.unwrap();
+    // The batch's command, and the other writer's.
+    let sent = m.monitor.named("update");
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    let batch = sent[0].command.get_array("updates").unwrap();
+    assert_eq!(batch.len(), 2, "one command of both statements");
+    assert_eq!(sent[0].matched(), Some(1), "a's statement matched");
+    for (i, outcome) in outcomes.iter().enumerate() {
+        match outcome {
+            Err(Error::Driver(e)) => assert!(
+                e.to_string().contains(
+                    "the server's answer does not tell whether this statement was applied"
+                ),
+                "Doc {i}: {e}"
+            ),
+            other => panic!("Doc {i}: told {other:?}, not in doubt"),
+        }
+    }
+    assert_eq!((docs[0].score, docs[0].version()), (1, Some(0)));
+    assert_eq!((docs[1].score, docs[1].version()), (2, Some(0)));
+    let stored = all_stored(&accounts).await;
+    assert_eq!(stored[&a_id].get_i32("score").unwrap(), 9);
+    assert_eq!(
+        stored[&a_id].get_i32("__v").unwrap(),
+        2,
+        "landed, then changed"
+    );
+    assert_eq!(stored[&b_id].get_i32("score").unwrap(), 7);
+
+    // Sent again: both miss on their version, so nothing is applied twice.
+    let again = accounts
+        .bulk_save(&mut docs)
+        .path(BulkPath::Commands)
+        .await
+        .unwrap();
+    assert!(
+        again.iter().all(|o| matches!(o, Err(Error::Version(_)))),
+        "{again:?}"
+    );
+    assert_eq!(all_stored(&accounts).await, stored);
+    m.finish().await;
+}

@@ -35,7 +35,7 @@ pub use schema::{MigrationError, SchemaError};
 pub use watch::{WatchError, WatchErrorKind};
 
 pub(crate) use classify::may_have_applied;
-pub(crate) use driver::{from_driver, Cause, Described};
+pub(crate) use driver::{from_driver, raised, Cause, Described};
 pub(crate) use duplicate::complete_insert;
 pub use kinds::{
     DeserializeError, DuplicateKeyError, HookError, NotFoundError, ShardKeyError, ShardKeyRule,

@@ -16,7 +16,8 @@ pub(crate) enum Answer {
     /// Matched nothing as far as a read after the write tells: the
     /// document does not hold the statement's write, but the server's count
     /// leaves open that it landed and was overwritten since (the `update`
-    /// command's answer). Told as a miss, its `Doc` left in doubt.
+    /// command's answer). Told in doubt (an error that may have applied),
+    /// never a miss.
     Unheld,
     /// The server refused the statement (a duplicate key, a failed
     /// document validation): nothing of it was applied.
@@ -107,7 +108,7 @@ fn partial(count: usize, bulk: &BulkWriteError, e: &mongodb::error::Error) -> Ve
 
 /// The error of a statement the server's answer does not mention.
 fn missing_result() -> mongodb::error::Error {
-    mongodb::error::Error::custom("the bulk write's answer has no result for this statement")
+    crate::error::raised("the bulk write's answer has no result for this statement")
 }
 
 #[cfg(test)]

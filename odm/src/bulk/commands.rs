@@ -262,8 +262,17 @@ fn answer(verdict: Verdict, counted: &Counted, insert: bool) -> Answer {
 /// The error of a statement whose outcome the server's answer does not
 /// tell.
 fn untold() -> mongodb::error::Error {
-    mongodb::error::Error::custom(
-        "the server's answer does not tell whether this statement was applied",
+    crate::error::raised("the server's answer does not tell whether this statement was applied")
+}
+
+/// The error of a statement judged [`Verdict::Unheld`]: the command's
+/// count says some statement it carried matched, and the read after it
+/// cannot tell whether this one did.
+pub(crate) fn unheld() -> mongodb::error::Error {
+    crate::error::raised(
+        "the server's answer does not tell whether this statement was applied: the update \
+         command counted fewer matches than statements, and the document no longer holds this \
+         statement's write (another writer may have changed it since); reload it to see",
     )
 }
 
@@ -286,14 +295,14 @@ fn counted(reply: BsonDocument) -> mongodb::error::Result<Counted> {
                 _ => continue,
             };
             let w: WriteError = crate::bson_release::from_bson(Bson::Document(e.clone()))
-                .map_err(|e| mongodb::error::Error::custom(e.to_string()))?;
+                .map_err(|e| crate::error::raised(e.to_string()))?;
             refused.push((at, w));
         }
     }
     let unsatisfied = match reply.get_document("writeConcernError") {
         Ok(w) => {
             let w: WriteConcernError = crate::bson_release::from_bson(Bson::Document(w.clone()))
-                .map_err(|e| mongodb::error::Error::custom(e.to_string()))?;
+                .map_err(|e| crate::error::raised(e.to_string()))?;
             Some(ErrorKind::Write(WriteFailure::WriteConcernError(w)).into())
         }
         Err(_) => None,

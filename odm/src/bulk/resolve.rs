@@ -14,11 +14,13 @@
 //!   be after it (every field, and the version it bumps to) is told it
 //!   landed: committing it makes memory equal the stored document, even if
 //!   another writer wrote the very same document.
-//! - Every other statement is told it missed; if those held documents are
-//!   not exactly `n` (another writer changed a document after the batch,
-//!   or wrote the very same one), it is [`Verdict::Unheld`]: told a miss,
-//!   its `Doc` left in doubt, so a retry that bumps the version checks it
-//!   and cannot apply a write twice.
+//! - Every other statement is told it missed, unless those held documents
+//!   are not exactly `n` (another writer changed a document after the
+//!   batch, or wrote the very same one): then it is [`Verdict::Unheld`],
+//!   told in doubt and its `Doc` left in doubt, so a retry that bumps the
+//!   version checks it and cannot apply a write twice. It is not told a
+//!   miss: a caller that reloads on a miss and applies its change again
+//!   would apply it twice.
 
 use std::borrow::Cow;
 
@@ -51,7 +53,7 @@ pub(crate) struct Expect<'a> {
 pub(crate) enum Verdict {
     Landed,
     Missed,
-    /// Told a miss, but it may have landed and been overwritten since.
+    /// It may have landed and been overwritten since: told in doubt.
     Unheld,
     Unknown,
 }

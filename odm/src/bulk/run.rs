@@ -157,14 +157,11 @@ pub(crate) async fn run<T: Document>(
                 },
                 Some(answer),
             ) => match answer {
-                missed @ (Answer::Matched(0) | Answer::Unheld) => {
-                    // Unheld: it may have landed and been overwritten since,
-                    // so it is not told a fence refusal (nothing changed).
-                    let unheld = matches!(missed, Answer::Unheld);
+                Answer::Matched(0) => {
                     let token = fence.map(|f| f.token);
                     let filter = prepare::sent_filter(doc, &plan, filter, token);
-                    doc.in_doubt = settled[i] || unheld;
-                    let fenced = fence.filter(|_| !unheld).map(|f| f.token);
+                    doc.in_doubt = settled[i];
+                    let fenced = fence.map(|f| f.token);
                     if request::only_guarded(&plan) || fenced.is_some() {
                         pending.push(Pending {
                             at: i,
@@ -189,6 +186,13 @@ pub(crate) async fn run<T: Document>(
                 Answer::Matched(_) | Answer::Inserted => {
                     doc.commit(id, plan, false);
                     Some(Ok(()))
+                }
+                // It may have landed and been overwritten since: told in
+                // doubt, not a miss (a miss tells the caller to reload and
+                // apply the change again, which could apply it twice).
+                Answer::Unheld => {
+                    doc.in_doubt = true;
+                    Some(Err(from_driver(super::commands::unheld(), model.name())))
                 }
                 Answer::Refused(e) => {
                     doc.in_doubt = settled[i];

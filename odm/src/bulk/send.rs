@@ -202,8 +202,8 @@ pub(crate) fn write_models<T: Document>(
         models.push(match step {
             Step::Insert { stored, .. } => {
                 let raw: &mongodb::bson::RawDocument = stored;
-                let document = BsonDocument::try_from(raw)
-                    .map_err(|e| mongodb::error::Error::custom(e.to_string()))?;
+                let document =
+                    BsonDocument::try_from(raw).map_err(|e| crate::error::raised(e.to_string()))?;
                 InsertOneModel::builder()
                     .namespace(namespace.clone())
                     .document(document)

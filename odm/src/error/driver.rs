@@ -34,6 +34,13 @@ pub(crate) fn from_driver(e: mongodb::error::Error, collection: &str) -> Error {
     into_error(e, Some(collection))
 }
 
+/// A driver error odm raises itself (an answer it cannot read, an outcome
+/// it cannot tell), displaying `message`: the driver shows a custom
+/// error's text only when it is a `String`.
+pub(crate) fn raised(message: impl Into<String>) -> mongodb::error::Error {
+    mongodb::error::Error::custom(message.into())
+}
+
 /// A driver error as a sentence: what failed and the server's message,
 /// without the driver's debug dump of the reply.
 pub(crate) fn describe(e: &mongodb::error::Error, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -79,6 +86,9 @@ pub(crate) fn describe(e: &mongodb::error::Error, f: &mut fmt::Formatter<'_>) ->
         ErrorKind::Command(c) => {
             write!(f, "the server refused the command: ")?;
             server_message(f, &c.message, c.code, Some(&c.code_name))
+        }
+        ErrorKind::Custom(_) if e.get_custom::<String>().is_some() => {
+            f.write_str(e.get_custom::<String>().map_or("", String::as_str))
         }
         other => fmt::Display::fmt(other, f),
     }
@@ -154,5 +164,21 @@ impl fmt::Debug for Cause {
             Some(e) => write!(f, "Cause({})", Described(e)),
             None => f.write_str("None"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_odm_raises_displays_its_text() {
+        let told = "the server's answer does not tell whether this statement was applied";
+        let e = raised(told);
+        assert_eq!(Described(&e).to_string(), told);
+        assert!(Error::Driver(e).to_string().contains(told));
+        // The driver's own form of a custom error drops a `&str`'s text.
+        let bare = mongodb::error::Error::custom(told);
+        assert!(!bare.to_string().contains(told));
     }
 }

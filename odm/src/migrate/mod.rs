@@ -331,7 +331,7 @@ mod tests {
             0,
         )));
         assert_eq!(failed_id(&e), Some(Bson::Int32(3)));
-        let other = Error::Driver(mongodb::error::Error::custom("gone"));
+        let other = Error::Driver(crate::error::raised("gone"));
         assert_eq!(failed_id(&other), None);
     }
 }

@@ -46,7 +46,7 @@ awaitable! {
         let reply = reply.map_err(|e| from_driver(e, name))?;
         match reply.get("n").and_then(crate::codec::integer) {
             Some(n) => Ok(u64::try_from(n).unwrap_or(0)),
-            None => Err(Error::Driver(mongodb::error::Error::custom(format!(
+            None => Err(Error::Driver(crate::error::raised(format!(
                 "the count of `{name}` answered without a number `n`: {reply}"
             )))),
         }

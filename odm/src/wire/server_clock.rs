@@ -43,7 +43,7 @@ pub(crate) async fn server_now(database: &Database, collection: &str) -> Result<
         .map_err(|e| from_driver(e, collection))?;
     match answer.get("localTime") {
         Some(Bson::DateTime(at)) => Ok(*at),
-        _ => Err(Error::Driver(mongodb::error::Error::custom(
+        _ => Err(Error::Driver(crate::error::raised(
             "the server's hello answer has no localTime",
         ))),
     }
