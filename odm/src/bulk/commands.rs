@@ -271,8 +271,9 @@ fn untold() -> mongodb::error::Error {
 pub(crate) fn unheld() -> mongodb::error::Error {
     crate::error::raised(
         "the server's answer does not tell whether this statement was applied: the update \
-         command counted fewer matches than statements, and the document no longer holds this \
-         statement's write (another writer may have changed it since); reload it to see",
+         command's count of matches and the documents read back disagree, and this document does \
+         not hold the statement's write (it may have landed and been changed since by another \
+         writer); reload it to see",
     )
 }
 
