@@ -259,22 +259,25 @@ fn answer(verdict: Verdict, counted: &Counted, insert: bool) -> Answer {
     }
 }
 
+/// How the error of a statement whose outcome the server's answer does
+/// not tell begins.
+const UNTOLD: &str = "the server's answer does not tell whether this statement was applied";
+
 /// The error of a statement whose outcome the server's answer does not
 /// tell.
 fn untold() -> mongodb::error::Error {
-    crate::error::raised("the server's answer does not tell whether this statement was applied")
+    crate::error::raised(UNTOLD)
 }
 
 /// The error of a statement judged [`Verdict::Unheld`]: the command's
 /// count says some statement it carried matched, and the read after it
 /// cannot tell whether this one did.
 pub(crate) fn unheld() -> mongodb::error::Error {
-    crate::error::raised(
-        "the server's answer does not tell whether this statement was applied: the update \
-         command's count of matches and the documents read back disagree, and this document does \
-         not hold the statement's write (it may have landed and been changed since by another \
-         writer); reload it to see",
-    )
+    crate::error::raised(format!(
+        "{UNTOLD}: the update command's count of matches and the documents read back disagree, \
+         and this document does not hold the statement's write (it may have landed and been \
+         changed since by another writer); reload it to see"
+    ))
 }
 
 /// A reply read: how many statements matched (or were inserted), which

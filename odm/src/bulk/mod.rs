@@ -101,8 +101,9 @@ impl<T: Document> Model<T> {
     /// its document reads exactly as it would commit, and one that may have
     /// landed and been overwritten since is told in doubt (the driver's
     /// error "the server's answer does not tell whether this statement was
-    /// applied", never a version miss) and left in doubt. Where the server has `bulkWrite` it is used, since its answer
-    /// per statement needs no read.
+    /// applied", never a version miss) and left in doubt. Where the server
+    /// has `bulkWrite` it is used, since its answer per statement needs no
+    /// read.
     pub fn bulk_save<'a>(&'a self, docs: &'a mut [Doc<T>]) -> BulkSave<'a, T> {
         BulkSave {
             model: self,

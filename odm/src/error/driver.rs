@@ -87,10 +87,10 @@ pub(crate) fn describe(e: &mongodb::error::Error, f: &mut fmt::Formatter<'_>) ->
             write!(f, "the server refused the command: ")?;
             server_message(f, &c.message, c.code, Some(&c.code_name))
         }
-        ErrorKind::Custom(_) if e.get_custom::<String>().is_some() => {
-            f.write_str(e.get_custom::<String>().map_or("", String::as_str))
-        }
-        other => fmt::Display::fmt(other, f),
+        other => match e.get_custom::<String>() {
+            Some(text) => f.write_str(text),
+            None => fmt::Display::fmt(other, f),
+        },
     }
 }
 
