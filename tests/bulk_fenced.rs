@@ -386,15 +386,11 @@ async fn overtaken(reports: &Model<Report>, token: i64) {
     }
 }
 
-/// How a statement the `update` command's path cannot settle is told.
-const IN_DOUBT: &str = "does not tell whether this statement was applied";
-
 /// Four holders race for one lease, six rounds each: each acquires it
 /// (a short ttl), half the time pauses past the ttl (so another holder
 /// takes the lease over and writes: see [`overtaken`]), then loads the
-/// documents, appends
-/// its token and saves them in one fenced batch. Counted outcomes, and
-/// the stored histories: a token is stored only in increasing order, so
+/// documents, appends its token and saves them in one fenced batch.
+/// Counted outcomes, and the stored histories: a token is stored only in increasing order, so
 /// no write with an older token landed after a newer one wrote; every
 /// write told landed is stored, and none told a miss is.
 async fn racing_holders_never_land_an_older_token_after_a_newer_one(path: BulkPath) {
@@ -450,7 +446,7 @@ async fn racing_holders_never_land_an_older_token_after_a_newer_one(path: BulkPa
                     assert!(e.stored.unwrap() > token, "{e}");
                 }
                 Err(Error::Version(_)) => counts.version += 1,
-                Err(Error::Driver(e)) if e.to_string().contains(IN_DOUBT) => {
+                Err(e) if common::bulk_paths::in_doubt(&e) => {
                     assert_eq!(path, BulkPath::Commands, "{e}");
                     counts.in_doubt += 1;
                     doubtful[id as usize].push(token);

@@ -77,9 +77,6 @@ struct Tally {
     in_doubt: usize,
 }
 
-/// How a statement the `update` command's path cannot settle is told.
-const IN_DOUBT: &str = "the server's answer does not tell whether this statement was applied";
-
 /// Asserts stored == memory for each committed `Doc`, then reloads the
 /// ones that failed. `by_commands`: the outcomes are of a batch sent by
 /// the `update` command.
@@ -110,7 +107,7 @@ async fn judge(
                 // A Doc with nothing to write fails too when its version moved on.
                 doc.reload().await.unwrap();
             }
-            Err(Error::Driver(e)) if by_commands && e.to_string().contains(IN_DOUBT) => {
+            Err(e) if by_commands && common::bulk_paths::in_doubt(&e) => {
                 tally.in_doubt += 1;
                 doc.reload().await.unwrap();
             }

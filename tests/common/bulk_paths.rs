@@ -30,3 +30,11 @@ pub fn update_command(path: BulkPath) -> &'static str {
         _ => "bulkWrite",
     }
 }
+
+/// Whether `e` is how `bulk_save` tells a statement in doubt whose outcome
+/// the `update` command's count (and the read back that settles it)
+/// cannot tell: the driver's error, with odm's text.
+pub fn in_doubt(e: &odm::Error) -> bool {
+    const UNTOLD: &str = "the server's answer does not tell whether this statement was applied";
+    matches!(e, odm::Error::Driver(_)) && e.to_string().starts_with(UNTOLD)
+}

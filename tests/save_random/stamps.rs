@@ -68,6 +68,16 @@ fn show(x: Option<&Bson>) -> String {
     x.map_or("(absent)".into(), ToString::to_string)
 }
 
+/// `field` is the same in `after` as in `before` (numbers by value), else
+/// why: both values, named `before -> after`.
+fn kept(field: &str, before: &BsonDocument, after: &BsonDocument) -> Result<(), String> {
+    let (was, now) = (before.get(field), after.get(field));
+    if same_opt(was, now) {
+        return Ok(());
+    }
+    Err(format!("{field}: {} -> {}", show(was), show(now)))
+}
+
 /// `field` of `doc` is a date within `clock`'s window.
 async fn stamped_now(doc: &BsonDocument, field: &str, clock: &Clock) -> Result<(), String> {
     let (from, to) = clock.window().await;
@@ -139,32 +149,11 @@ pub async fn check_save<S: Shape>(
                 .await
                 .map_err(|why| fail("the stored stamp is not the save's time", why))?;
         }
-        None => {
-            if !same_opt(stored.get(st.updated), pre.get(st.updated)) {
-                return Err(fail(
-                    "a save that writes nothing changed the stamp",
-                    format!(
-                        "{} was {}, stored {}",
-                        st.updated,
-                        show(pre.get(st.updated)),
-                        show(stored.get(st.updated))
-                    ),
-                ));
-            }
-        }
+        None => kept(st.updated, pre, stored)
+            .map_err(|why| fail("a save that writes nothing changed the stamp", why))?,
     }
-    if !same_opt(stored.get(st.created), pre.get(st.created)) {
-        return Err(fail(
-            "a save of a stored document changed the creation time",
-            format!(
-                "{} was {}, stored {}",
-                st.created,
-                show(pre.get(st.created)),
-                show(stored.get(st.created))
-            ),
-        ));
-    }
-    Ok(())
+    kept(st.created, pre, stored)
+        .map_err(|why| fail("a save of a stored document changed the creation time", why))
 }
 
 /// The update `$set`s the stamp (a date), and no other operator touches it.
@@ -222,17 +211,8 @@ pub async fn stale_landed<S: Shape>(
     stamped_now(after, st.updated, clock)
         .await
         .map_err(|why| fail("the stored stamp is not the save's time", why))?;
-    if !same_opt(after.get(st.updated), b_now.get(st.updated)) {
-        return Err(fail(
-            "the copy's stamp is not the stored one",
-            format!(
-                "{}: B has {}, stored {}",
-                st.updated,
-                show(b_now.get(st.updated)),
-                show(after.get(st.updated))
-            ),
-        ));
-    }
+    kept(st.updated, b_now, after)
+        .map_err(|why| fail("the copy's stamp is not the stored one (B -> stored)", why))?;
     if let Some(at) = after.get(st.updated) {
         expected.insert(st.updated, at.clone());
     }
@@ -266,16 +246,8 @@ pub fn refused_untouched<S: Shape>(
         return Ok(());
     };
     for field in [st.created, st.updated] {
-        if !same_opt(b_doc.get(field), b_now.get(field)) {
-            return Err(cx.fail(
-                "stale B: Error::Version, but the copy's stamps moved",
-                format!(
-                    "{field}: {} -> {}",
-                    show(b_doc.get(field)),
-                    show(b_now.get(field))
-                ),
-            ));
-        }
+        kept(field, b_doc, b_now)
+            .map_err(|why| cx.fail("stale B: Error::Version, but the copy's stamps moved", why))?;
     }
     Ok(())
 }
